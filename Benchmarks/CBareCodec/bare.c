@@ -1,0 +1,2 @@
+#include "CBareCodec.h"
+int bare_codec_placeholder(void) { return 0; }

@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// OTKit: real-time video for Linux. See README.md and docs/ for the layout.
+import PackageDescription
+
+/// One system-library target per C library: a module map plus a header of
+/// `static inline` wrappers for what Swift cannot import (macros, variadic calls).
+func cModule(_ name: String, pkgConfig: String? = nil, apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "CModules/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let package = Package(
+    name: "OTKit",
+    products: [
+        .library(name: "OTMedia", targets: ["OTMedia"]),
+        .executable(name: "otkit", targets: ["otkit"]),
+        .executable(name: "otbench", targets: ["otbench"]),
+    ],
+    targets: [
+        cModule("CV4L2", pkgConfig: "libv4l2", apt: ["libv4l-dev"]),
+        cModule("CALSA", pkgConfig: "alsa", apt: ["libasound2-dev"]),
+        cModule("CVPX", pkgConfig: "vpx", apt: ["libvpx-dev"]),
+        cModule("COpus", pkgConfig: "opus", apt: ["libopus-dev"]),
+        cModule("CYUV", apt: ["libyuv-dev"]),
+        cModule("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
+
+        .target(
+            name: "OTMedia",
+            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG"]
+        ),
+        .executableTarget(name: "otkit", dependencies: ["OTMedia"]),
+
+        // Benchmarks: the runner, the bare C codec loops it measures against, and a
+        // malloc interposer that counts allocations in the whole process.
+        .target(
+            name: "CBareCodec",
+            dependencies: ["CVPX", "COpus"],
+            path: "Benchmarks/CBareCodec",
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
+        .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
+        .executableTarget(
+            name: "otbench",
+            dependencies: ["OTMedia", "CBareCodec", "CAllocCounter"],
+            path: "Benchmarks/otbench"
+        ),
+
+        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

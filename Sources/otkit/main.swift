@@ -1,0 +1,2 @@
+import OTMedia
+print("otkit: placeholder")
