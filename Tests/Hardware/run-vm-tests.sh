@@ -11,6 +11,10 @@
 # crashed; 2 usage; 3 host setup failed (packages, kernel download); 4 the VM did not
 # boot, died or timed out; 5 no test ran.
 #
+# --filter REGEX (or FILTER=REGEX) selects the Swift Testing tests by ID, default
+# "Hardware". TEST-BUNDLE defaults to .build/debug/OTKitPackageTests.xctest, built with
+# `swift build --build-tests` if missing.
+#
 # Environment: OTKIT_VM_TIMEOUT (seconds for the whole VM run, default 600),
 # OTKIT_VM_MEMORY (MiB, default 1536), OTKIT_VM_ACCEL (tcg, the default, or kvm: KVM is
 # untested and the CI machines' nested PVM cannot boot a stock kernel),
@@ -171,8 +175,15 @@ payload_exit=$(sed -n 's/^OTKIT-VM: payload exit \([0-9]*\)$/\1/p' "$console" | 
 xunit=$(sed -n '/^OTKIT-VM: xunit begin$/,/^OTKIT-VM: xunit end$/p' "$console")
 summary=$(grep -o '<testsuite [^>]*>' <<<"$xunit" | head -n 1 || true)
 attr() { sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p" <<<"$summary"; }
-[[ -n $summary ]] ||
-    die "$EXIT_TESTS_FAILED" "the test bundle wrote no results (exit status $payload_exit: crashed or bad arguments); see $console"
+if [[ -z $summary ]]; then
+    # swift-testing writes the XML at the end, so a crash leaves none. Name the test
+    # that was running: the last one started.
+    running=$(grep -o 'Test .* started\.$' "$console" | tail -n 1 || true)
+    if [[ $payload_exit -gt 128 ]]; then
+        die "$EXIT_TESTS_FAILED" "the test bundle crashed with signal $((payload_exit - 128)) (last: ${running:-none}); see $console"
+    fi
+    die "$EXIT_TESTS_FAILED" "the test bundle wrote no results (exit status $payload_exit; last: ${running:-none}); see $console"
+fi
 tests=$(attr tests) failures=$(attr failures) errors=$(attr errors) skipped=$(attr skipped)
 grep -E '^. Test run with' "$console" | tail -n 1 | sed 's/^/[vm] /' >&2 || true
 log "results: $tests ran, $failures failed, $errors errors, $skipped skipped (filter '$filter', $((SECONDS - started))s total)"
