@@ -15,7 +15,9 @@ import Synchronization
 /// `nextFrame` waits with `snd_pcm_wait` and reads with `snd_pcm_readi` into a pooled
 /// frame; a frame interrupted by the timeout keeps its partial samples for the next call.
 /// Overruns (-EPIPE) and suspends (-ESTRPIPE) are recovered with `snd_pcm_recover` and
-/// counted in `statistics.overruns`. Steady state allocates nothing.
+/// counted in `statistics.overruns`. A reader that holds every pooled frame loses frames
+/// (read into a scratch buffer so the device does not overrun, counted in
+/// `framesDropped`, visible as gaps in `sequence`). Steady state allocates nothing.
 ///
 /// Timestamps: the capture time of the frame's first sample on `MonotonicClock`,
 /// computed when the frame completes as now − (alsa-lib's delay + the frame's length) /
@@ -134,13 +136,17 @@ public final class ALSAMicrophone: AudioSource {
                 let now = MonotonicClock.nanoseconds()
                 let behind = UInt64((pcm.delayFrames() ?? 0) + samplesPerChannel)
                 let age = behind * 1_000_000_000 / UInt64(format.sampleRate)
+                let sequence = state.sequence
+                state.sequence += 1
                 if frame === state.scratch {
+                    // The reader holds every pooled frame: this one is lost (a gap in
+                    // `sequence`), but reading on keeps the device from overrunning.
                     counters.withLock { $0.framesDropped += 1 }
+                    if MonotonicClock.nanoseconds() >= deadline { return nil }
                     continue
                 }
                 frame.timestampNanoseconds = now > age ? now - age : 0
-                frame.sequence = state.sequence
-                state.sequence += 1
+                frame.sequence = sequence
                 counters.withLock { $0.framesDelivered += 1 }
                 return frame
             }
