@@ -128,6 +128,19 @@ import Testing
         #expect(written == ToneTestSupport.bytes(played))
     }
 
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/alsa/alsa.conf")))
+    func configurationTextCanIncludeTheSystemFile() throws {
+        // `null` is defined by the system file, not by the text itself.
+        let microphone = try ALSAMicrophone(device: "null", format: .stereo20ms,
+                                            configuration: "</usr/share/alsa/alsa.conf>\n")
+        try microphone.start()
+        defer { microphone.stop() }
+        let frame = try #require(try microphone.nextFrame(timeoutMilliseconds: 1_000))
+        // (alsa-lib's null PCM leaves the read buffer untouched, so the content is not checked.)
+        #expect(frame.sequence == 0 && frame.format == .stereo20ms)
+        #expect(microphone.parameters?.channels == 2)
+    }
+
     @Test func badConfigurationTextIsAnInvalidArgument() throws {
         let microphone = try ALSAMicrophone(device: "x", configuration: "pcm.x { type file ")
         do {
