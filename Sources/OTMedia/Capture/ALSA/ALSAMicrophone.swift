@@ -101,7 +101,7 @@ public final class ALSAMicrophone: AudioSource {
     /// - Throws: `invalidArgument` before `start()`, `deviceLost` when the device goes
     ///   away, `systemError` for other ALSA failures.
     public func nextFrame(timeoutMilliseconds: Int) throws(MediaError) -> AudioFrame? {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
+        let deadline = MonotonicClock.nanoseconds() + UInt64(min(max(0, timeoutMilliseconds), 86_400_000)) * 1_000_000
         return try state.withLock { state throws(MediaError) -> AudioFrame? in
             guard let pcm = state.pcm else {
                 throw MediaError(.invalidArgument, "ALSAMicrophone.nextFrame called before start() or after stop()")

@@ -31,7 +31,7 @@ struct AudioPacer: Sendable {
         let due = origin + (index + 1) * frameNanoseconds
         let now = MonotonicClock.nanoseconds()
         guard due > now else { return true }
-        let limit = now + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
+        let limit = now + UInt64(min(max(0, timeoutMilliseconds), 86_400_000)) * 1_000_000
         if due > limit {
             MonotonicClock.sleep(until: limit)
             return false
