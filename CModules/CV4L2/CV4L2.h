@@ -34,6 +34,8 @@ static const unsigned long CV4L2_VIDIOC_G_PARM = VIDIOC_G_PARM;
 static const unsigned long CV4L2_VIDIOC_S_PARM = VIDIOC_S_PARM;
 static const unsigned long CV4L2_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES;
 static const unsigned long CV4L2_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;
+static const unsigned long CV4L2_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
+static const unsigned long CV4L2_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
 
 // Pixel format codes: v4l2_fourcc() is a function-like macro, not importable.
 static const uint32_t CV4L2_PIX_FMT_YUYV = V4L2_PIX_FMT_YUYV;
