@@ -44,7 +44,7 @@ let package = Package(
             path: "Benchmarks/otbench"
         ),
 
-        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG"]),
+        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2"]),
     ],
     swiftLanguageModes: [.v6]
 )
