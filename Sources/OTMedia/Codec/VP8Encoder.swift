@@ -24,6 +24,8 @@ public final class VP8Encoder: @unchecked Sendable {
     private var createdHeight = 0
     private var lastPts: Int64 = -1
     private var framesSinceKeyframe = 0
+    /// How often a settings change had to destroy and re-create the libvpx encoder.
+    private(set) var recreationCount = 0
 
     /// libvpx's timebase: 90 kHz, the RTP video clock.
     static let ticksPerSecond: Int64 = 90_000
@@ -166,6 +168,15 @@ public final class VP8Encoder: @unchecked Sendable {
         try reopen()
     }
 
+    /// The quantizer libvpx chose for the last frame, on the 0...63 scale of
+    /// `rc_min_quantizer` / `rc_max_quantizer` (56 is the ceiling set here: a frame at 56
+    /// means the encoder cannot go cheaper). Cost: one control call.
+    public var lastQuantizer: Int {
+        var q: Int32 = -1
+        _ = cvpx_get_last_quantizer_64(codec, &q)
+        return Int(q)
+    }
+
     // MARK: - Set-up
 
     /// Nominal frame duration in 90 kHz ticks.
@@ -232,6 +243,7 @@ public final class VP8Encoder: @unchecked Sendable {
         }
         lastPts = -1
         framesSinceKeyframe = 0
+        recreationCount += 1
         try open()
     }
 
