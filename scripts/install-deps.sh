@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages OTKit builds and tests with. Idempotent: it asks apt
+# only for what is missing, and runs `apt-get update` at most once.
+#   scripts/install-deps.sh             build + unit-test dependencies
+#   scripts/install-deps.sh --hardware  also what the QEMU hardware-test VM needs
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libv4l-dev        # V4L2 cameras (videodev2.h, libv4l2)
+  libasound2-dev    # ALSA microphone and speaker
+  libvpx-dev        # VP8
+  libopus-dev       # Opus
+  libyuv-dev        # pixel conversion and scaling
+  libturbojpeg0-dev # MJPEG cameras
+)
+if [[ "${1:-}" == "--hardware" ]]; then
+  packages+=(qemu-system-x86 busybox-static kmod cpio xz-utils alsa-utils v4l-utils)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
