@@ -17,7 +17,7 @@ import Testing
                     guard let picture = try decoder.decode(encoded.data, timestampNanoseconds: encoded.timestampNanoseconds) else { return }
                     #expect(picture.width == 640 && picture.height == 480)
                     #expect(picture.timestampNanoseconds == source.timestampNanoseconds)
-                    psnrs.append(SyntheticVideo.psnrY(source, picture))
+                    psnrs.append(VideoQuality.psnrY(source, picture))
                 } catch {
                     decodeErrors += 1
                 }
@@ -44,7 +44,7 @@ import Testing
         for frame in frames[12...] {
             let picture = try #require(try late.decode(frame))
             let reference = SyntheticVideo.frame(frame.index, width: 320, height: 240)
-            #expect(SyntheticVideo.psnrY(reference, picture) > 28)
+            #expect(VideoQuality.psnrY(reference, picture) > 28)
         }
         // Joining at an inter frame is refused.
         let early = try VP8Decoder()
@@ -93,11 +93,24 @@ import Testing
             let picture = try #require(try decoder.decode(frame))
             #expect(picture.width == frame.width && picture.height == frame.height)
             let reference = SyntheticVideo.frame(frame.index, width: frame.width, height: frame.height)
-            #expect(SyntheticVideo.psnrY(reference, picture) > 25, "frame \(frame.index) at \(frame.width)x\(frame.height)")
+            #expect(VideoQuality.psnrY(reference, picture) > 25, "frame \(frame.index) at \(frame.width)x\(frame.height)")
         }
         #expect(small.allSatisfy { $0.width == 320 && $0.height == 240 })
         #expect(large.allSatisfy { $0.width == 640 && $0.height == 480 })
         #expect(larger.allSatisfy { $0.width == 1280 && $0.height == 720 })
+    }
+
+    /// Padded strides (642 → 672 / 352) and odd sizes pass through unchanged.
+    @Test func oddSizeWithPaddedStridesRoundTrips() throws {
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 642, height: 361, bitrateKbps: 1200))
+        let decoder = try VP8Decoder()
+        let frames = try encoder.encodeSynthetic(0..<10)
+        for frame in frames {
+            let picture = try #require(try decoder.decode(frame))
+            #expect(picture.width == 642 && picture.height == 361)
+            #expect(VideoQuality.psnrY(SyntheticVideo.frame(frame.index, width: 642, height: 361), picture) > 30)
+            #expect(VideoQuality.psnrYUV(SyntheticVideo.frame(frame.index, width: 642, height: 361), picture) > 30)
+        }
     }
 
     @Test func frameOfTheWrongSizeIsRefused() throws {
@@ -140,7 +153,7 @@ import Testing
                 #expect(error.code == .codecFailure)
             }
             let picture = try #require(try decoder.decode(frames[4]), "the keyframe after the garbage decodes")
-            #expect(SyntheticVideo.psnrY(SyntheticVideo.frame(4, width: 320, height: 240), picture) > 28)
+            #expect(VideoQuality.psnrY(SyntheticVideo.frame(4, width: 320, height: 240), picture) > 28)
             #expect(try decoder.decode(frames[5]) != nil, "and so does the frame after it")
         }
     }

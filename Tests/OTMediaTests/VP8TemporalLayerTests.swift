@@ -33,7 +33,7 @@ import Testing
             let picture = try #require(try baseDecoder.decode(frame))
             decoded += 1
             let reference = SyntheticVideo.frame(frame.index, width: 320, height: 240)
-            #expect(SyntheticVideo.psnrY(reference, picture) > 28, "TL0 frame \(frame.index)")
+            #expect(VideoQuality.psnrY(reference, picture) > 28, "TL0 frame \(frame.index)")
         }
         #expect(decoded == base.count)
         #expect(base.count == 24 / pattern.count)
@@ -43,7 +43,7 @@ import Testing
             let decoder = try VP8Decoder()
             for frame in frames where frame.temporalLayer <= 1 {
                 let picture = try #require(try decoder.decode(frame))
-                #expect(SyntheticVideo.psnrY(SyntheticVideo.frame(frame.index, width: 320, height: 240), picture) > 28)
+                #expect(VideoQuality.psnrY(SyntheticVideo.frame(frame.index, width: 320, height: 240), picture) > 28)
             }
         }
     }

@@ -7,7 +7,7 @@ import OTMedia
 /// (20 px squares) moving on its own path over it, and ±2 LSB of fresh sensor noise in
 /// every frame. Deterministic: frame `t` is always the same picture.
 ///
-/// (A test-only helper: the engine's TestPatternSource / VideoQuality may replace it.)
+/// (Test-only: harder to encode than TestPatternSource, like real camera footage.)
 enum SyntheticVideo {
     /// 30 fps frame spacing in nanoseconds.
     static let frameNanoseconds: UInt64 = 33_333_333
@@ -85,22 +85,5 @@ enum SyntheticVideo {
         let frame = VideoFrame(width: width, height: height)
         draw(t, into: frame)
         return frame
-    }
-
-    /// Peak signal-to-noise ratio of the Y planes of two frames of one size, in dB
-    /// (99 for identical planes).
-    static func psnrY(_ a: VideoFrame, _ b: VideoFrame) -> Double {
-        precondition(a.width == b.width && a.height == b.height, "PSNR needs frames of one size")
-        var sse: UInt64 = 0
-        for row in 0..<a.height {
-            let pa = a.y + row * a.strideY, pb = b.y + row * b.strideY
-            for x in 0..<a.width {
-                let d = Int(pa[x]) - Int(pb[x])
-                sse += UInt64(d * d)
-            }
-        }
-        guard sse > 0 else { return 99 }
-        let mse = Double(sse) / Double(a.width * a.height)
-        return 10 * log10(255 * 255 / mse)
     }
 }
