@@ -1,0 +1,76 @@
+import Testing
+@testable import OTMedia
+
+/// VP8 temporal layers through real libvpx: TID patterns, sync flags, base-layer decoding.
+@Suite struct VP8TemporalLayerTests {
+    static let patterns: [(layers: Int, pattern: [Int])] = [(2, [0, 1]), (3, [0, 2, 1, 2])]
+
+    @Test(arguments: patterns)
+    func layerPatternAndBaseLayerDecoding(layers: Int, pattern: [Int]) throws {
+        var settings = VP8EncoderSettings(width: 320, height: 240, bitrateKbps: 500)
+        settings.temporalLayers = layers
+        let encoder = try VP8Encoder(settings: settings)
+        let frames = try encoder.encodeSynthetic(0..<24, forceKeyframeAt: [12])
+        #expect(frames.count == 24)
+        let tids = frames.map(\.temporalLayer)
+        let expected = (0..<24).map { pattern[$0 % pattern.count] }
+        #expect(tids == expected)
+        #expect(frames.filter(\.isKeyframe).map(\.index) == [0, 12])
+        // After each keyframe, the first frame of every upper layer is a sync frame, later ones are not.
+        for start in [0, 12] {
+            for layer in 1..<layers {
+                let ofLayer = frames[start..<(start + 12)].filter { $0.temporalLayer == layer }
+                #expect(ofLayer.first?.layerSync == true, "layer \(layer) after keyframe \(start)")
+                #expect(ofLayer.dropFirst().allSatisfy { !$0.layerSync })
+            }
+        }
+
+        // The base layer alone is a decodable stream.
+        let base = frames.filter { $0.temporalLayer == 0 }
+        let baseDecoder = try VP8Decoder()
+        var decoded = 0
+        for frame in base {
+            let picture = try #require(try baseDecoder.decode(frame))
+            decoded += 1
+            let reference = SyntheticVideo.frame(frame.index, width: 320, height: 240)
+            #expect(VideoQuality.psnrY(reference, picture) > 28, "TL0 frame \(frame.index)")
+        }
+        #expect(decoded == base.count)
+        #expect(base.count == 24 / pattern.count)
+
+        // TL0 + TL1 (dropping TL2) also decodes cleanly.
+        if layers == 3 {
+            let decoder = try VP8Decoder()
+            for frame in frames where frame.temporalLayer <= 1 {
+                let picture = try #require(try decoder.decode(frame))
+                #expect(VideoQuality.psnrY(SyntheticVideo.frame(frame.index, width: 320, height: 240), picture) > 28)
+            }
+        }
+    }
+
+    @Test func layersChangeOnTheLiveEncoder() throws {
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 320, height: 240, bitrateKbps: 500))
+        let decoder = try VP8Decoder()
+        var stream = try encoder.encodeSynthetic(0..<6)
+        #expect(stream.allSatisfy { $0.temporalLayer == 0 })
+        try encoder.setTemporalLayers(3)
+        let layered = try encoder.encodeSynthetic(6..<14)
+        #expect(layered.map(\.temporalLayer) == [0, 2, 1, 2, 0, 2, 1, 2])
+        try encoder.setTemporalLayers(1)
+        let single = try encoder.encodeSynthetic(14..<18)
+        #expect(single.allSatisfy { $0.temporalLayer == 0 })
+        stream += layered + single
+        #expect(encoder.recreationCount == 0, "libvpx changes the layer count in place")
+        for frame in stream {
+            #expect(try decoder.decode(frame) != nil)
+        }
+    }
+
+    @Test func bitrateSplitIsCumulativeAndIncreasing() {
+        let two = VP8TemporalLayers(count: 2)
+        #expect((0..<2).map { two.cumulativeBitrate(layer: $0, totalKbps: 1000) } == [600, 1000])
+        let three = VP8TemporalLayers(count: 3)
+        #expect((0..<3).map { three.cumulativeBitrate(layer: $0, totalKbps: 1000) } == [400, 600, 1000])
+        #expect((0..<3).map { three.cumulativeBitrate(layer: $0, totalKbps: 3) } == [1, 2, 3])
+    }
+}
