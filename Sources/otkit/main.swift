@@ -1,2 +1,44 @@
+import Glibc
 import OTMedia
-print("otkit: placeholder")
+
+/// `otkit`: OTKit's command. Exit codes: 0 ok, 1 runtime failure, 2 usage error.
+let usage = """
+    usage: otkit <command> [options]
+
+    commands:
+      demo      capture (first camera, or the test pattern), encode VP8, decode, and
+                print a live line of fps, bitrate and PSNR
+      devices   list cameras
+      help      this text; `otkit <command> --help` for a command's options
+
+    exit codes: 0 ok, 1 runtime failure, 2 usage error
+    """
+
+func fail(_ message: String, code: Int32) -> Never {
+    writeError("otkit: \(message)\n")
+    exit(code)
+}
+
+let words = CommandLine.arguments
+guard words.count >= 2 else { fail("no command given\n\(usage)", code: 2) }
+let rest = words.dropFirst(2)
+do {
+    switch words[1] {
+    case "demo": exit(try DemoCommand.run(rest))
+    case "devices": exit(try DevicesCommand.run(rest))
+    case "help", "--help", "-h": print(usage)
+    default: fail("unknown command '\(words[1])'\n\(usage)", code: 2)
+    }
+} catch let error as Arguments.UsageError {
+    fail(error.description, code: 2)
+} catch let error as MediaError {
+    fail(error.description, code: 1)
+} catch {
+    fail("\(error)", code: 1)
+}
+
+/// Writes to standard error without stdio's shared `stderr` global (not Sendable).
+func writeError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+}
