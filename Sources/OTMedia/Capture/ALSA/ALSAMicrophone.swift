@@ -63,9 +63,7 @@ public final class ALSAMicrophone: AudioSource {
     public init(device: String = "default", format: AudioFormat = .mono20ms, periods: Int = 8,
                 configuration: String? = nil) throws(MediaError) {
         try format.validate()
-        guard (2...32).contains(periods) else {
-            throw MediaError(.invalidArgument, "\(periods) periods is out of range; use 2 to 32")
-        }
+        try ALSAStreamParameters.validate(periods: periods)
         self.device = device
         self.format = format
         self.periods = periods

@@ -22,4 +22,14 @@ public struct ALSAStreamParameters: Sendable, Equatable, CustomStringConvertible
     public var description: String {
         "\(sampleRate) Hz, \(channels) ch, period \(periodFrames), buffer \(bufferFrames)"
     }
+
+    /// The device buffer lengths the engine accepts, in 10 ms periods.
+    static let periodRange = 2...32
+
+    /// Throws `invalidArgument` unless `periods` is in `periodRange`.
+    static func validate(periods: Int) throws(MediaError) {
+        guard periodRange.contains(periods) else {
+            throw MediaError(.invalidArgument, "\(periods) periods is out of range; use \(periodRange.lowerBound) to \(periodRange.upperBound)")
+        }
+    }
 }
