@@ -22,21 +22,27 @@ enum CodecScenario: Scenario {
         let videoFrames = options.frames ?? defaultFrames
         let audioFrames = videoFrames * 10
         let runs = options.runs ?? defaultRuns
+        let contentName = options.content ?? VideoContent.pattern.rawValue
+        guard let content = VideoContent(rawValue: contentName) else {
+            throw ScenarioError("no video content named '\(contentName)'; use \(VideoContent.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
         guard videoFrames > warmUpFrames else {
             throw ScenarioError("--frames must be more than the \(warmUpFrames) warm-up frames")
         }
         let timerCost = SideBySide.measureTimerCost()
         log("thread CPU clock: \(timerCost) ns per reading (subtracted from each timed call)")
         var results: [BenchResult] = []
+        func wanted(_ label: String) -> Bool { options.only.map { label.contains($0) } ?? true }
         for (width, height) in [(640, 480), (1280, 720)] {
-            log("rendering \(videoFrames) frames of \(width)x\(height) camera-like video into memory")
-            let clip = CameraClip.render(width: width, height: height, count: videoFrames)
-            for kbps in [500, 1500] {
-                let comparison = VP8Comparison(width: width, height: height, bitrateKbps: kbps)
+            let cases = [500, 1500].map { VP8Comparison(width: width, height: height, bitrateKbps: $0) }.filter { wanted($0.label) }
+            guard !cases.isEmpty else { continue }
+            log("rendering \(videoFrames) frames of \(width)x\(height) \(content) video into memory")
+            let clip = content.render(width: width, height: height, count: videoFrames)
+            for comparison in cases {
                 results += try comparison.run(frames: clip, runs: runs, warmUp: warmUpFrames, timerCost: timerCost, log: log)
             }
         }
-        for format in [AudioFormat.mono20ms, .stereo20ms] {
+        for format in [AudioFormat.mono20ms, .stereo20ms] where wanted(OpusComparison(format: format).label) {
             log("rendering \(audioFrames) frames of \(format) speech-like audio into memory")
             let signal = SpeechSignal.render(format: format, count: audioFrames) { level in
                 log("  speech level: peak \(TableReport.format(level.peak)) dBFS, RMS \(TableReport.format(level.rms)) dBFS")

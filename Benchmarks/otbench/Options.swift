@@ -14,6 +14,10 @@ struct Options: Equatable {
     var frames: Int?
     /// Timed runs per side; nil = scenario default.
     var runs: Int?
+    /// Which video to encode (`codec`): `pattern` or `camera`; nil = scenario default.
+    var content: String?
+    /// Only cases whose label contains this text (e.g. "720", "opus"); nil = all.
+    var only: String?
 
     /// A usage error, with the sentence to print.
     struct UsageError: Error {
@@ -43,6 +47,12 @@ struct Options: Equatable {
                 options.frames = try value(after: argument)
             case "--runs":
                 options.runs = try value(after: argument)
+            case "--content", "--only":
+                index += 1
+                guard index < arguments.count, !arguments[index].hasPrefix("-") else {
+                    throw UsageError(message: "\(argument) needs a value (see otbench --help)")
+                }
+                if argument == "--content" { options.content = arguments[index] } else { options.only = arguments[index] }
             default:
                 if argument.hasPrefix("-") {
                     throw UsageError(message: "unknown option \(argument) (see otbench --help)")
@@ -65,7 +75,7 @@ struct Options: Equatable {
     /// The text of `otbench --help`.
     static func usage(scenarios: [ScenarioEntry]) -> String {
         var text = """
-        usage: otbench <scenario> [--json] [--frames N] [--runs N]
+        usage: otbench <scenario> [--json] [--frames N] [--runs N] [--content pattern|camera] [--only TEXT]
                otbench list
                otbench --help
 
@@ -75,6 +85,9 @@ struct Options: Equatable {
           --json        print one JSON object on stdout (progress goes to stderr)
           --frames N    video frames per run (audio: 10*N frames of 20 ms)
           --runs N      timed runs per side (the medians are reported)
+          --content C   codec video: pattern (OTKit's test pattern, default) or
+                        camera (a noisy, panning camera-like clip, harder to encode)
+          --only TEXT   only the cases whose name contains TEXT (e.g. 720, opus, 500k)
 
         exit status: 0 every goal met, 1 a goal missed or the scenario failed, 2 usage error
 

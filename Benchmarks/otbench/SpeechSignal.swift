@@ -80,6 +80,7 @@ private struct FormantSynthesizer {
     private var y2: [Float] = [0, 0, 0, 0]
     private var noiseY1: Float = 0, noiseY2: Float = 0
     private var noiseCenter: Float = 4000
+    private var room: Float = 0
     private var coefficients: [(a: Float, b: Float, c: Float)] = Array(repeating: (1, 0, 0), count: 4)
     private var sampleCount = 0
 
@@ -202,7 +203,9 @@ private struct FormantSynthesizer {
         let hiss = a * white + b * noiseY1 + c * noiseY2
         noiseY2 = noiseY1
         noiseY1 = hiss
-        return 0.35 * x + 0.25 * frication * hiss + 0.002 * white
+        // Room noise: white noise low-passed (one pole at ~500 Hz), about -60 dBFS.
+        room += (white - room) * 0.065
+        return 0.35 * x + 0.25 * frication * hiss + 0.004 * room
     }
 
     /// A two-pole resonator at `frequency` with `bandwidth` (Hz), unity gain at DC
