@@ -1,2 +1,6 @@
-import OTMedia
-print("otbench: placeholder")
+// otbench: measures OTKit against bare C loops over the same work, in the same run.
+// See docs/benchmarks.md. Exit codes: 0 all goals met, 1 a goal missed or the
+// scenario failed, 2 a usage error.
+import Glibc
+
+exit(Runner.run(arguments: Array(CommandLine.arguments.dropFirst())))
