@@ -22,10 +22,11 @@ let package = Package(
         cModule("COpus", pkgConfig: "opus", apt: ["libopus-dev"]),
         cModule("CYUV", apt: ["libyuv-dev"]),
         cModule("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
+        cModule("CSRTP", pkgConfig: "libsrtp2", apt: ["libsrtp2-dev"]),
 
         .target(
             name: "OTMedia",
-            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG"]
+            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP"]
         ),
         .executableTarget(name: "otkit", dependencies: ["OTMedia"]),
 

@@ -13,6 +13,7 @@ packages=(
   libopus-dev       # Opus
   libyuv-dev        # pixel conversion and scaling
   libturbojpeg0-dev # MJPEG cameras
+  libsrtp2-dev      # SRTP
 )
 if [[ "${1:-}" == "--hardware" ]]; then
   packages+=(qemu-system-x86 busybox-static kmod cpio xz-utils alsa-utils v4l-utils)
