@@ -1,0 +1,22 @@
+/// Timing and size limits of the video jitter buffer.
+///
+/// The defaults follow what browsers do on a LAN: a complete frame leaves at once; an
+/// incomplete one is waited for at most `maximumWait` (time for a NACK and its
+/// retransmission), then dropped and a keyframe requested.
+public struct JitterBufferConfiguration: Sendable, Equatable {
+    /// Packets the buffer holds (a power of two). 1024 packets is ~8 s of 1 Mbps video.
+    public var capacity: Int = 1024
+    /// How long a hole may stay open before it is NACKed: reordering tolerance.
+    public var nackDelayNanoseconds: UInt64 = 5_000_000
+    /// The least time between two NACKs of one packet when the RTT is unknown.
+    public var nackRetryIntervalNanoseconds: UInt64 = 40_000_000
+    /// NACKs sent for one packet before giving up on it.
+    public var maximumNACKsPerPacket: Int = 8
+    /// The longest an incomplete frame blocks the ones behind it.
+    public var maximumWaitNanoseconds: UInt64 = 150_000_000
+    /// The least time between two keyframe requests (PLI).
+    public var keyframeRequestIntervalNanoseconds: UInt64 = 250_000_000
+
+    /// The defaults above.
+    public init() {}
+}

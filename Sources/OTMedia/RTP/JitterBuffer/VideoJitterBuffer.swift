@@ -1,0 +1,360 @@
+/// Orders a video stream's RTP packets, finds complete frames, asks for what is missing
+/// (NACK) and for a keyframe (PLI) when a frame cannot be completed, and never holds an
+/// incomplete frame longer than `maximumWait`.
+///
+/// A pure state machine: time comes in as arguments (the pipeline's injected clock),
+/// packets are opaque handles (`Int`, e.g. a packet-pool slot) the caller owns; every
+/// handle the buffer lets go of comes back through a `discard` callback or inside a
+/// released frame, so no packet buffer leaks. Complete frames leave at once (latency
+/// before smoothing: the decoder paces by timestamp).
+///
+/// Cost: `insert` is O(1) except after a gap (marks the hole: O(gap)); `nextFrame` and
+/// `collectNACKs` are O(packets buffered). Storage is allocated once at `init`; nothing
+/// is allocated per packet. Not thread-safe: one receive thread owns it.
+public final class VideoJitterBuffer {
+    /// What `insert` did with a packet.
+    public enum InsertResult: Sendable, Equatable {
+        /// Buffered; the handle now belongs to the buffer.
+        case stored
+        /// The same sequence number is already buffered; the caller keeps the handle.
+        case duplicate
+        /// Older than what was already released or given up; the caller keeps the handle.
+        case tooLate
+        /// So far ahead of the buffer that everything buffered was discarded and the
+        /// buffer restarted at this packet (stored; a keyframe is now needed).
+        case restarted
+    }
+
+    /// A complete frame ready to depacketize: its packets' handles are the first
+    /// `packetCount` entries of the buffer given to `nextFrame`, in sequence order.
+    public struct FrameInfo: Sendable, Equatable {
+        /// Sequence number of the first packet.
+        public var firstSequence: UInt16
+        /// Packets in the frame.
+        public var packetCount: Int
+        /// RTP timestamp of the frame.
+        public var timestamp: UInt32
+        /// Whether the frame is a keyframe.
+        public var isKeyframe: Bool
+        /// Arrival of the first and of the last packet (ns): the gap is the time the frame
+        /// spent incomplete (retransmissions show up here).
+        public var firstArrivalNanoseconds: UInt64
+        /// See `firstArrivalNanoseconds`.
+        public var lastArrivalNanoseconds: UInt64
+    }
+
+    /// Counters since creation.
+    public struct Statistics: Sendable, Equatable {
+        /// Packets accepted.
+        public var packetsStored: UInt64 = 0
+        /// Packets already held.
+        public var duplicates: UInt64 = 0
+        /// Packets that came after their frame was released or given up.
+        public var latePackets: UInt64 = 0
+        /// Packets that filled a hole after a NACK asked for them.
+        public var recoveredPackets: UInt64 = 0
+        /// Complete frames handed out.
+        public var framesReleased: UInt64 = 0
+        /// Frames given up (incomplete past the wait) or skipped while waiting for a keyframe.
+        public var framesDropped: UInt64 = 0
+        /// Sequence numbers listed in NACKs (a packet asked for twice counts twice).
+        public var nackedSequences: UInt64 = 0
+        /// Keyframe requests due (the caller sends a PLI for each).
+        public var keyframeRequests: UInt64 = 0
+        /// Restarts after a jump beyond the capacity.
+        public var restarts: UInt64 = 0
+        /// All zeros.
+        public init() {}
+    }
+
+    private enum SlotState: UInt8 { case empty, present, missing }
+
+    private struct Slot {
+        var state: SlotState = .empty
+        var extended: Int64 = 0
+        var info = JitterPacketInfo(sequence: 0, timestamp: 0, isFrameEnd: false, isFrameStart: false,
+                                    isKeyframe: false, arrivalNanoseconds: 0)
+        var handle = 0
+        var missingSince: UInt64 = 0
+        var nacksSent = 0
+        var lastNack: UInt64 = 0
+    }
+
+    /// The limits this buffer runs with.
+    public let configuration: JitterBufferConfiguration
+    /// Counters since creation.
+    public private(set) var statistics = Statistics()
+
+    private let slots: UnsafeMutableBufferPointer<Slot>
+    private let mask: Int64
+    private var started = false
+    /// Extended sequence number of the next packet to release.
+    private var head: Int64 = 0
+    /// Highest extended sequence number seen.
+    private var highest: Int64 = 0
+    private var needsKeyframe = true
+    /// Whether any packet has left (released or discarded) since the start.
+    private var hasReleased = false
+    private var lastKeyframeRequest: UInt64 = 0
+    /// Set when a frame is lost: the first request after a loss goes out at once.
+    private var keyframeRequestImmediately = false
+
+    /// Creates an empty buffer; `configuration.capacity` must be a power of two.
+    public init(configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
+        precondition(configuration.capacity > 0 && configuration.capacity & (configuration.capacity - 1) == 0,
+                     "jitter buffer capacity must be a power of two")
+        self.configuration = configuration
+        self.mask = Int64(configuration.capacity - 1)
+        self.slots = .allocate(capacity: configuration.capacity)
+        slots.initialize(repeating: Slot())
+    }
+
+    deinit { slots.deallocate() }
+
+    /// Whether the decoder is waiting for a keyframe (at start and after a lost frame).
+    public var isWaitingForKeyframe: Bool { needsKeyframe }
+
+    /// Packets currently buffered.
+    public var bufferedPacketCount: Int {
+        guard started, highest >= head else { return 0 }
+        var count = 0
+        for e in head...highest where slot(e).state == .present { count += 1 }
+        return count
+    }
+
+    /// Takes one packet. On `.stored` and `.restarted` the buffer owns `handle`; packets
+    /// it had to drop to restart come back through `discard`.
+    public func insert(_ info: JitterPacketInfo, handle: Int, discard: (Int) -> Void) -> InsertResult {
+        guard started else {
+            start(at: Int64(info.sequence), now: info.arrivalNanoseconds)
+            store(info, handle: handle, extended: head)
+            return .stored
+        }
+        let extended = unwrap(info.sequence)
+        if extended < head && !hasReleased && highest - extended < Int64(configuration.capacity) {
+            // Before anything left, a packet older than the first one is the stream's
+            // real beginning arriving reordered: reach back for it.
+            var hole = extended + 1
+            while hole < head {
+                slots[Int(hole & mask)] = Slot(state: .missing, extended: hole, missingSince: info.arrivalNanoseconds)
+                hole += 1
+            }
+            head = extended
+        }
+        if extended < head {
+            statistics.latePackets += 1
+            return .tooLate
+        }
+        if extended - head >= Int64(configuration.capacity) {
+            discardAll(discard)
+            statistics.restarts += 1
+            start(at: extended, now: info.arrivalNanoseconds)
+            store(info, handle: handle, extended: extended)
+            return .restarted
+        }
+        let index = Int(extended & mask)
+        switch slots[index].state {
+        case .present where slots[index].extended == extended:
+            statistics.duplicates += 1
+            return .duplicate
+        case .missing where slots[index].nacksSent > 0:
+            statistics.recoveredPackets += 1
+        default:
+            break
+        }
+        if extended > highest {
+            // Everything between the old highest and this packet is now a hole.
+            var hole = highest + 1
+            while hole < extended {
+                let i = Int(hole & mask)
+                slots[i] = Slot(state: .missing, extended: hole, missingSince: info.arrivalNanoseconds)
+                hole += 1
+            }
+            highest = extended
+        }
+        store(info, handle: handle, extended: extended)
+        return .stored
+    }
+
+    /// The next complete, decodable frame, its packet handles written to `handles` in
+    /// order; nil when the head frame is still incomplete (and within its wait) or nothing
+    /// is buffered. Frames that cannot be completed in time, and frames that cannot be
+    /// decoded while a keyframe is awaited, are dropped here: their handles go to
+    /// `discard`. A frame with more packets than `handles` holds is dropped too.
+    public func nextFrame(now: UInt64, handles: UnsafeMutableBufferPointer<Int>, discard: (Int) -> Void) -> FrameInfo? {
+        guard started else { return nil }
+        while head <= highest {
+            let first = slot(head)
+            if first.state == .present, first.info.isFrameStart {
+                switch scanFrame(from: head) {
+                case .complete(let last):
+                    let count = Int(last - head + 1)
+                    if needsKeyframe && !first.info.isKeyframe || count > handles.count {
+                        // Undecodable without the keyframe, or too big for the caller: drop.
+                        release(through: last, into: nil, discard: discard)
+                        statistics.framesDropped += 1
+                        markReferenceLost()
+                        continue
+                    }
+                    let info = FrameInfo(firstSequence: first.info.sequence, packetCount: count,
+                                         timestamp: first.info.timestamp, isKeyframe: first.info.isKeyframe,
+                                         firstArrivalNanoseconds: first.info.arrivalNanoseconds,
+                                         lastArrivalNanoseconds: lastArrival(from: head, through: last))
+                    release(through: last, into: handles, discard: discard)
+                    if info.isKeyframe { needsKeyframe = false }
+                    statistics.framesReleased += 1
+                    return info
+                case .incomplete:
+                    guard elapsed(since: first.info.arrivalNanoseconds, now: now) > configuration.maximumWaitNanoseconds else { return nil }
+                }
+            } else if first.state == .present {
+                // A frame's middle at the head: its start may still come (reordered).
+                guard elapsed(since: first.info.arrivalNanoseconds, now: now) > configuration.maximumWaitNanoseconds
+                else { return nil }
+            } else if first.state == .missing {
+                guard elapsed(since: first.missingSince, now: now) > configuration.maximumWaitNanoseconds else { return nil }
+            }
+            // The head frame is broken (its start is missing or late past the wait): skip to
+            // the next frame start; the frames after it need a keyframe.
+            giveUpHeadFrame(discard: discard)
+        }
+        return nil
+    }
+
+    /// Writes the sequence numbers to NACK now into `sequences` and returns how many:
+    /// holes older than `nackDelay`, not asked for within the retry interval (1.5 × RTT
+    /// when `roundTripNanoseconds` is known), and asked fewer than the maximum times.
+    public func collectNACKs(now: UInt64, roundTripNanoseconds: UInt64? = nil,
+                             into sequences: UnsafeMutableBufferPointer<UInt16>) -> Int {
+        guard started, highest >= head else { return 0 }
+        let retry = roundTripNanoseconds.map { max($0 + $0 / 2, 10_000_000) } ?? configuration.nackRetryIntervalNanoseconds
+        var count = 0
+        var e = head
+        while e <= highest && count < sequences.count {
+            let i = Int(e & mask)
+            if slots[i].state == .missing,
+               elapsed(since: slots[i].missingSince, now: now) >= configuration.nackDelayNanoseconds,
+               slots[i].nacksSent < configuration.maximumNACKsPerPacket,
+               slots[i].nacksSent == 0 || elapsed(since: slots[i].lastNack, now: now) >= retry {
+                slots[i].nacksSent += 1
+                slots[i].lastNack = now
+                sequences[count] = UInt16(truncatingIfNeeded: e)
+                count += 1
+            }
+            e += 1
+        }
+        statistics.nackedSequences += UInt64(count)
+        return count
+    }
+
+    /// True when a keyframe request (PLI) should go out now: the decoder waits for a
+    /// keyframe and none was asked for within `keyframeRequestInterval`.
+    public func keyframeRequestDue(now: UInt64) -> Bool {
+        guard started, needsKeyframe,
+              keyframeRequestImmediately || elapsed(since: lastKeyframeRequest, now: now) >= configuration.keyframeRequestIntervalNanoseconds
+        else { return false }
+        lastKeyframeRequest = now
+        keyframeRequestImmediately = false
+        statistics.keyframeRequests += 1
+        return true
+    }
+
+    /// Drops every buffered packet (handles to `discard`) and starts over, waiting for a
+    /// keyframe: for a new stream or an SSRC change.
+    public func reset(discard: (Int) -> Void) {
+        discardAll(discard)
+        started = false
+        needsKeyframe = true
+    }
+
+    // MARK: - Internals
+
+    private enum Scan { case complete(last: Int64), incomplete }
+
+    /// Time since `moment`, 0 if `now` is earlier (a caller's clock read before an
+    /// arrival stamp must not look like an eternity).
+    private func elapsed(since moment: UInt64, now: UInt64) -> UInt64 { now > moment ? now - moment : 0 }
+
+    private func slot(_ extended: Int64) -> Slot { slots[Int(extended & mask)] }
+
+    private func start(at extended: Int64, now: UInt64) {
+        started = true
+        hasReleased = false
+        head = extended
+        highest = extended
+        needsKeyframe = true
+        // The first request waits one interval: the stream usually starts with a keyframe.
+        lastKeyframeRequest = now
+    }
+
+    private func store(_ info: JitterPacketInfo, handle: Int, extended: Int64) {
+        slots[Int(extended & mask)] = Slot(state: .present, extended: extended, info: info, handle: handle)
+        statistics.packetsStored += 1
+    }
+
+    /// Extends a 16-bit sequence number to the one nearest the highest seen.
+    private func unwrap(_ sequence: UInt16) -> Int64 {
+        let delta = Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: highest)))
+        return highest + delta
+    }
+
+    /// From a frame start: complete when every packet through a marker is present with
+    /// the frame's timestamp; incomplete on a hole or when the marker has not arrived.
+    private func scanFrame(from start: Int64) -> Scan {
+        let timestamp = slot(start).info.timestamp
+        var e = start
+        while e <= highest {
+            let s = slot(e)
+            guard s.state == .present, s.extended == e, s.info.timestamp == timestamp else { return .incomplete }
+            if s.info.isFrameEnd { return .complete(last: e) }
+            e += 1
+        }
+        return .incomplete
+    }
+
+    private func lastArrival(from start: Int64, through last: Int64) -> UInt64 {
+        var latest: UInt64 = 0
+        for e in start...last { latest = max(latest, slot(e).info.arrivalNanoseconds) }
+        return latest
+    }
+
+    /// Frees slots head...last; present handles go to `handles` (in order) or `discard`.
+    private func release(through last: Int64, into handles: UnsafeMutableBufferPointer<Int>?, discard: (Int) -> Void) {
+        var n = 0
+        hasReleased = true
+        while head <= last {
+            let i = Int(head & mask)
+            if slots[i].state == .present {
+                if let handles { handles[n] = slots[i].handle; n += 1 } else { discard(slots[i].handle) }
+            }
+            slots[i].state = .empty
+            head += 1
+        }
+    }
+
+    private func giveUpHeadFrame(discard: (Int) -> Void) {
+        // The next frame start after the head, if one has arrived.
+        var next = head + 1
+        while next <= highest {
+            let s = slot(next)
+            if s.state == .present && s.info.isFrameStart { break }
+            next += 1
+        }
+        release(through: next - 1, into: nil, discard: discard)
+        statistics.framesDropped += 1
+        markReferenceLost()
+    }
+
+    /// The decoder lost a reference: wait for a keyframe, and ask at once if it had
+    /// one (at start the first request waits an interval: streams open with a keyframe).
+    private func markReferenceLost() {
+        if !needsKeyframe { keyframeRequestImmediately = true }
+        needsKeyframe = true
+    }
+
+    private func discardAll(_ discard: (Int) -> Void) {
+        guard started else { return }
+        if highest >= head { release(through: highest, into: nil, discard: discard) }
+        head = highest + 1
+    }
+}
