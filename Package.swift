@@ -38,10 +38,16 @@ let package = Package(
             path: "Benchmarks/CBareCodec",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        .target(
+            name: "CBareSRTP",
+            dependencies: ["CSRTP"],
+            path: "Benchmarks/CBareSRTP",
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
-            dependencies: ["OTMedia", "CBareCodec", "CAllocCounter"],
+            dependencies: ["OTMedia", "CBareCodec", "CBareSRTP", "CAllocCounter"],
             path: "Benchmarks/otbench"
         ),
 
