@@ -51,7 +51,9 @@ let package = Package(
             path: "Benchmarks/otbench"
         ),
 
-        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2"]),
+        // Test-only: OpenSSL primitives for an independent SRTP implementation to check libsrtp2 against.
+        .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
