@@ -38,14 +38,22 @@ let package = Package(
             path: "Benchmarks/CBareCodec",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        .target(
+            name: "CBareSRTP",
+            dependencies: ["CSRTP"],
+            path: "Benchmarks/CBareSRTP",
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
-            dependencies: ["OTMedia", "CBareCodec", "CAllocCounter"],
+            dependencies: ["OTMedia", "CBareCodec", "CBareSRTP", "CAllocCounter"],
             path: "Benchmarks/otbench"
         ),
 
-        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2"]),
+        // Test-only: OpenSSL primitives for an independent SRTP implementation to check libsrtp2 against.
+        .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -83,7 +83,8 @@ struct Options: Equatable {
         measured as CPU time in the same process, alternating the two sides.
 
           --json        print one JSON object on stdout (progress goes to stderr)
-          --frames N    video frames per run (audio: 10*N frames of 20 ms)
+          --frames N    video frames per run (audio: 10*N frames of 20 ms;
+                        transport: SRTP packets per side per run)
           --runs N      timed runs per side (the medians are reported)
           --content C   codec video: pattern (OTKit's test pattern, default) or
                         camera (a noisy, panning camera-like clip, harder to encode)
