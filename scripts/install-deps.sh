@@ -14,6 +14,7 @@ packages=(
   libyuv-dev        # pixel conversion and scaling
   libturbojpeg0-dev # MJPEG cameras
   libsrtp2-dev      # SRTP
+  libssl-dev        # OpenSSL: DTLS later; the SRTP tests cross-check against its AES-GCM
 )
 if [[ "${1:-}" == "--hardware" ]]; then
   packages+=(qemu-system-x86 busybox-static kmod cpio xz-utils alsa-utils v4l-utils)
