@@ -136,7 +136,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             var address = raw.load(as: sockaddr_in.self).sin_addr
             return inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil
         }
-        let host = ok ? String(cString: text) : "?"
+        let host = ok ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
         return family == .ipv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
