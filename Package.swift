@@ -23,10 +23,12 @@ let package = Package(
         cModule("CYUV", apt: ["libyuv-dev"]),
         cModule("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
         cModule("CSRTP", pkgConfig: "libsrtp2", apt: ["libsrtp2-dev"]),
+        // recvmmsg/sendmmsg, ppoll, eventfd: compiled with _GNU_SOURCE, which Glibc's module lacks.
+        .target(name: "CUDP", path: "CModules/CUDP"),
 
         .target(
             name: "OTMedia",
-            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP"]
+            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP"]
         ),
         .executableTarget(name: "otkit", dependencies: ["OTMedia"]),
 
