@@ -110,10 +110,16 @@ public struct RTPHeaderExtensions: Sendable, Equatable {
         return size
     }
 
-    /// Equal when the profile and the stored bytes are equal.
+    /// Equal when both write the same bytes: same profile, same data once padded with
+    /// zeros to the 32-bit boundary (so a built header equals its parsed copy, whose
+    /// data includes the padding).
     public static func == (a: RTPHeaderExtensions, b: RTPHeaderExtensions) -> Bool {
-        guard a.profile == b.profile, a.count == b.count else { return false }
-        for i in 0..<a.count where a.storage[i] != b.storage[i] { return false }
+        guard a.profile == b.profile, a.paddedCount == b.paddedCount else { return false }
+        for i in 0..<a.paddedCount {
+            let x = i < a.count ? a.storage[i] : 0
+            let y = i < b.count ? b.storage[i] : 0
+            if x != y { return false }
+        }
         return true
     }
 }
