@@ -71,7 +71,9 @@ public enum VP8Fuzzing {
     /// starts a new RTP timestamp, bits 2-3 are added to the sequence number's step
     /// (0 = consecutive, so gaps and duplicates (step 0 via bit 4) are reachable). Checks
     /// that every emitted frame lies in the depacketizer's limits and that counters add up.
-    public static func depacketize(_ data: UnsafeRawBufferPointer) {
+    /// Returns the number of complete frames (for tests).
+    @discardableResult
+    public static func depacketize(_ data: UnsafeRawBufferPointer) -> Int {
         let depacketizer = VP8Depacketizer(initialCapacity: 256, maximumFrameSize: 1 << 16)
         var offset = 0
         var sequence: UInt16 = 65_530
@@ -99,6 +101,7 @@ public enum VP8Fuzzing {
         }
         let statistics = depacketizer.statistics
         precondition(statistics.framesCompleted == frames && statistics.framesIncomplete == incomplete, "counters disagree with events")
+        return frames
     }
 }
 
