@@ -10,7 +10,7 @@ public enum RTCPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The header's length field points past the end of the datagram.
     case invalidLength(declaredBytes: Int, availableBytes: Int)
     /// The padding bit is set on a packet that is not the last of its compound, or the
-    /// padding count is zero, not a multiple of four or longer than the packet.
+    /// padding count is zero or longer than the packet.
     case invalidPadding
     /// The packet is not of the type (PT) or feedback format (FMT) the parser reads.
     case unexpectedType(packetType: UInt8, format: UInt8)
@@ -49,7 +49,7 @@ public enum RTCPError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidLength(declared, available):
             return "RTCP length field says \(declared) bytes but only \(available) remain"
         case .invalidPadding:
-            return "RTCP padding is invalid (only the last packet may pad, by a multiple of 4)"
+            return "RTCP padding is invalid (only the last packet may pad, by 1 to its body size)"
         case let .unexpectedType(packetType, format):
             return "RTCP packet type \(packetType) format \(format) is not the expected one"
         case let .malformed(reason):

@@ -76,9 +76,11 @@ public struct RTCPHeader: Sendable, Equatable {
     }
 
     /// Splits one packet (header first) into its header and its body: the bytes after the
-    /// header, padding removed. Validates the length field and the padding (RFC 3550 6.4.1:
-    /// the padding count is a multiple of 4 and includes itself). Bytes after the packet's
-    /// end are ignored. Cost: a few comparisons; the body is a view.
+    /// header, padding removed. Validates the length field and the padding: the last byte
+    /// counts the padding bytes, itself included, and must be non-zero and inside the
+    /// packet. RFC 3550 6.4.1 expects a multiple of 4, but libwebrtc pads TWCC feedback by
+    /// 1–3 bytes with the P bit, so any count is accepted. Bytes after the packet's end are
+    /// ignored. Cost: a few comparisons; the body is a view.
     static func split(_ bytes: UnsafeRawBufferPointer) throws(RTCPError) -> (RTCPHeader, UnsafeRawBufferPointer) {
         let header = try RTCPHeader(parsing: bytes)
         let size = header.packetSize
@@ -86,7 +88,7 @@ public struct RTCPHeader: Sendable, Equatable {
         var end = size
         if header.padding {
             let pad = Int(bytes[size - 1])
-            guard pad > 0, pad % 4 == 0, pad <= size - Self.size else { throw .invalidPadding }
+            guard pad > 0, pad <= size - Self.size else { throw .invalidPadding }
             end -= pad
         }
         return (header, RTCPWire.slice(bytes, Self.size, end - Self.size))

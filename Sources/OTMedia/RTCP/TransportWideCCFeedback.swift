@@ -99,6 +99,18 @@ public struct TransportWideCCFeedback: RTCPPacketWriting, Equatable {
     /// Every described packet in sequence order, decoded lazily (no allocation).
     public var packets: Packets { Packets(feedback: self) }
 
+    /// Decodes statuses in order into the caller's buffer, up to its capacity; returns how
+    /// many it wrote (`min(packetStatusCount, output.count)`). Cost: O(n), no allocation.
+    public func decode(into output: UnsafeMutableBufferPointer<TWCCPacketStatus>) -> Int {
+        var written = 0
+        var iterator = packets.makeIterator()
+        while written < output.count, let status = iterator.next() {
+            output[written] = status
+            written += 1
+        }
+        return written
+    }
+
     /// `.transportFeedback`.
     public var packetType: RTCPPacketType { .transportFeedback }
 
