@@ -21,7 +21,8 @@ public enum RTCPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// More items than the 5-bit count field (or a length field) can carry.
     case tooManyItems(count: Int, limit: Int)
 
-    /// What exactly is malformed. Raw values are static text, so building one allocates nothing.
+    /// What exactly is malformed; each case's raw value is its message. Raw values are
+    /// static text, so building one allocates nothing.
     public enum Reason: String, Sendable, Equatable {
         case rembIdentifier = "the application-layer feedback is not 'REMB'"
         case sdesItemOverrun = "an SDES item runs past the end of the packet"

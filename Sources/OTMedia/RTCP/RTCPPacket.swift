@@ -5,14 +5,23 @@
 /// 206 PSFB (FMT 1 PLI, 4 FIR, 15 AFB carrying 'REMB'). Anything else is `.unknown`; a
 /// known type whose body does not parse is `.malformed`. Views point into the datagram.
 public enum RTCPPacket {
+    /// PT 200.
     case senderReport(SenderReport)
+    /// PT 201.
     case receiverReport(ReceiverReport)
+    /// PT 202.
     case sourceDescription(SourceDescription)
+    /// PT 203.
     case goodbye(Goodbye)
+    /// PT 205, FMT 1.
     case genericNACK(GenericNACK)
+    /// PT 205, FMT 15.
     case transportWideFeedback(TransportWideCCFeedback)
+    /// PT 206, FMT 1.
     case pictureLossIndication(PictureLossIndication)
+    /// PT 206, FMT 4.
     case fullIntraRequest(FullIntraRequest)
+    /// PT 206, FMT 15, 'REMB'.
     case receiverEstimatedMaxBitrate(ReceiverEstimatedMaxBitrate)
     /// A type or format OTKit does not read (APP, XR, other AFB…): its header and body.
     case unknown(RTCPHeader, body: UnsafeRawBufferPointer)
