@@ -70,6 +70,7 @@ public struct RTPHeaderExtensionElements: Sequence {
         let data: UnsafeRawBufferPointer
         var offset = 0
 
+        /// The next element, or nil at the end or at the first malformed element.
         public mutating func next() -> RTPHeaderExtensionElement? {
             do {
                 return try RTPHeaderExtensionElements.next(profile, data, &offset)
