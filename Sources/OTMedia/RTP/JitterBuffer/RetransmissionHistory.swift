@@ -8,8 +8,9 @@
 /// A packet is resent at most once per `minimumResendIntervalNanoseconds` (a NACK
 /// storm does not multiply traffic).
 ///
-/// Cost: O(1) per packet and per NACKed sequence; storage allocated once.
-public final class RetransmissionHistory {
+/// Cost: O(1) per packet and per NACKed sequence; storage allocated once. Not
+/// thread-safe: one owner at a time (it may move between threads, hence `Sendable`).
+public final class RetransmissionHistory: @unchecked Sendable {
     private struct Entry { var used = false; var sequence: UInt16 = 0; var handle = 0; var sentAt: UInt64 = 0; var resentAt: UInt64 = 0; var resends = 0 }
 
     /// Counters since creation.

@@ -1,0 +1,158 @@
+/// The publisher's feedback thread: reads RTCP from the receiver on the media socket
+/// (RFC 5761 mux) and acts on it — NACK → resend from the retransmission store, PLI/FIR →
+/// keyframe, receiver report → loss, jitter and RTT — and sends sender reports + SDES
+/// every `senderReportInterval`.
+///
+/// Cost per datagram: one SRTCP unprotect and a parse over the bytes; per NACKed packet
+/// one copy and one send; no allocation in steady state.
+final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
+    private let pipeline: PublisherPipeline
+    private let srtp: SRTPSession?
+    private let rtcp: RTCPSender?
+    private let ntp = NTPClock.system()
+    private var receiveBuffers: [PacketBuffer] = []
+    private var resend: [PacketBuffer] = []
+    private let messages = UDPMessageBatch(capacity: 16)
+    private var nextReport: UInt64 = 0
+
+    init(pipeline: PublisherPipeline) {
+        self.pipeline = pipeline
+        let keys = pipeline.configuration.keys
+        srtp = try? keys.map { k throws(SRTPError) in try SRTPSession(keys: k.receive, direction: .receiver) }
+        rtcp = try? RTCPSender(socket: pipeline.socket, pool: pipeline.pool, keys: keys?.send, cname: pipeline.configuration.cname)
+        for _ in 0..<16 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
+        resend.reserveCapacity(64)
+    }
+
+    func pipelineStarted(now: UInt64) { nextReport = now + 200_000_000 }
+
+    func pipelineStopped(now: UInt64) {
+        for buffer in receiveBuffers { pipeline.pool.release(buffer) }
+        receiveBuffers.removeAll()
+    }
+
+    func socketReadable(_ index: Int, now: UInt64) {
+        while true {
+            guard let result = try? pipeline.socket.receive(into: receiveBuffers, batch: messages),
+                  case .processed(let count) = result, count > 0 else { return }
+            for buffer in receiveBuffers.prefix(count) { handle(buffer, now: now) }
+        }
+    }
+
+    func runTimers(now: UInt64) -> UInt64? {
+        if now >= nextReport {
+            sendReports(now: now)
+            nextReport = now + pipeline.configuration.senderReportIntervalNanoseconds
+        }
+        return nextReport
+    }
+
+    private func handle(_ buffer: PacketBuffer, now: UInt64) {
+        guard !buffer.isTruncated, PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes)) == .rtcp else {
+            pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
+            return
+        }
+        var length = buffer.length
+        if let srtp {
+            do { length = try srtp.unprotectRTCP(buffer.writableBytes, length: length) } catch {
+                pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
+                return
+            }
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length])
+        guard let compound = try? RTCPCompoundPacket(validating: bytes) else {
+            pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
+            return
+        }
+        for packet in compound {
+            switch packet {
+            case .genericNACK(let nack) where nack.mediaSSRC == pipeline.videoSender?.parameters.ssrc:
+                answer(nack, now: now)
+            case .pictureLossIndication(let pli) where pli.mediaSSRC == pipeline.videoSender?.parameters.ssrc:
+                keyframeRequested()
+            case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == pipeline.videoSender?.parameters.ssrc }:
+                keyframeRequested()
+            case .receiverReport(let report):
+                for block in report.reportBlocks { take(block, now: now) }
+            case .senderReport(let report):
+                for block in report.reportBlocks { take(block, now: now) }
+            default:
+                continue
+            }
+        }
+    }
+
+    private func keyframeRequested() {
+        pipeline.videoCounters.keyframeRequests.add(1, ordering: .relaxed)
+        pipeline.requestKeyframe()
+    }
+
+    private func answer(_ nack: GenericNACK, now: UInt64) {
+        let destination = pipeline.configuration.destination
+        for sequence in nack.lostSequenceNumbers {
+            pipeline.videoCounters.nacks.add(1, ordering: .relaxed)
+            guard let buffer = pipeline.pool.take() else { break }
+            if pipeline.retransmissions.copy(sequence: sequence, now: now, into: buffer) {
+                buffer.peer = destination
+                resend.append(buffer)
+            } else {
+                pipeline.pool.release(buffer)
+            }
+            if resend.count == 32 { flushResends() }
+        }
+        flushResends()
+    }
+
+    private func flushResends() {
+        guard !resend.isEmpty, let rtcp else { return }
+        let sent = rtcp.sendPrepared(resend)
+        var bytes: UInt64 = 0
+        for buffer in resend.prefix(sent) { bytes += UInt64(buffer.length) }
+        pipeline.videoCounters.retransmissions.add(UInt64(sent), ordering: .relaxed)
+        pipeline.videoCounters.packets.add(UInt64(sent), ordering: .relaxed)
+        pipeline.videoCounters.bytes.add(bytes, ordering: .relaxed)
+        for buffer in resend { pipeline.pool.release(buffer) }
+        resend.removeAll(keepingCapacity: true)
+    }
+
+    /// A report block about one of our streams: loss, jitter, and RTT (RFC 3550 6.4.1).
+    private func take(_ block: ReportBlock, now: UInt64) {
+        let counters: StreamCounters
+        let clockRate: Int
+        if let video = pipeline.videoSender, block.ssrc == video.parameters.ssrc {
+            counters = pipeline.videoCounters
+            clockRate = video.parameters.clockRate
+        } else if let audio = pipeline.audioSender, block.ssrc == audio.parameters.ssrc {
+            counters = pipeline.audioCounters
+            clockRate = audio.parameters.clockRate
+        } else {
+            return
+        }
+        counters.packetsLost.store(Int64(block.cumulativeLost), ordering: .relaxed)
+        counters.jitter.store(UInt64(block.jitter) * 1_000_000_000 / UInt64(clockRate), ordering: .relaxed)
+        if let rtt = RTCPRoundTrip.nanoseconds(arrival: ntp.timestamp(atMonotonic: now), lastSenderReport: block.lastSenderReport,
+                                               delaySinceLastSenderReport: block.delaySinceLastSenderReport) {
+            counters.roundTrip.store(rtt, ordering: .relaxed)
+        }
+    }
+
+    /// One SR + SDES compound per stream that has sent something.
+    private func sendReports(now: UInt64) {
+        guard let rtcp else { return }
+        let configuration = pipeline.configuration
+        let streams: [(RTPStreamSender?, SocketAddress)] = [
+            (pipeline.videoSender, configuration.destination),
+            (pipeline.audioSender, configuration.audioDestination ?? configuration.destination),
+        ]
+        for case let (sender?, destination) in streams where sender.hasSent {
+            let counts = sender.senderReportCounts()
+            let report = SenderReport(ssrc: sender.parameters.ssrc, ntpTimestamp: ntp.timestamp(atMonotonic: now),
+                                      rtpTimestamp: sender.rtpTimestamp(at: now), packetCount: counts.packets,
+                                      octetCount: counts.octets)
+            rtcp.send(to: destination) { writer throws(RTCPError) in
+                try writer.append(report)
+                try writer.append(SourceDescription(ssrc: sender.parameters.ssrc, cname: rtcp.cname))
+            }
+        }
+    }
+}

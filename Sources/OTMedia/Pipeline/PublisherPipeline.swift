@@ -1,0 +1,119 @@
+import Synchronization
+
+/// Sends a video source and an audio source as RTP over one UDP socket: frames are
+/// encoded (VP8, Opus), packetized (RFC 7741, RFC 7587), protected (SRTP) and sent in
+/// batches; RTCP from the receiver comes back on the same socket (RFC 5761) and is
+/// answered: NACKs with retransmissions, PLI/FIR with a keyframe, receiver reports
+/// turned into loss, jitter and RTT. Sender reports go out every second.
+///
+/// Threads: one capture thread per stream (source → encoder → socket) and one feedback
+/// thread (socket → RTCP). They share the socket (the kernel serializes datagrams), the
+/// retransmission store (a lock around one memcpy) and atomics; no lock is held across
+/// I/O and nothing is allocated per frame or packet in steady state.
+public final class PublisherPipeline: Sendable {
+    /// The configuration it runs with.
+    public let configuration: PublisherConfiguration
+    /// The local address of the socket (its port was chosen at init when 0).
+    public let localAddress: SocketAddress
+    /// Video counters: packets/bytes sent, frames and keyframes encoded, NACKs and PLIs
+    /// received, retransmissions, loss/jitter/RTT from receiver reports.
+    public let videoCounters = StreamCounters()
+    /// Audio counters, as for video.
+    public let audioCounters = StreamCounters()
+
+    let socket: UDPSocket
+    let clock: any MediaClock
+    let videoSender: RTPStreamSender?
+    let audioSender: RTPStreamSender?
+    let retransmissions = RetransmissionStore()
+    let keyframeRequested = Atomic<Bool>(false)
+    let pool: PacketBufferPool
+    private let videoSource: (any VideoSource)?
+    private let audioSource: (any AudioSource)?
+    private let threads = Mutex<[LoopThread]>([])
+    private let feedback = Mutex<PipelineThread?>(nil)
+    private let errors = Mutex<[MediaError]>([])
+    private let frameHook = Mutex<(@Sendable (_ sequence: UInt64, _ captureNanoseconds: UInt64) -> Void)?>(nil)
+
+    /// Binds the socket and prepares encoders' parameters; nothing is sent before
+    /// `start()`. Throws when a codec setting or the socket is refused.
+    public init(configuration: PublisherConfiguration, videoSource: (any VideoSource)?, audioSource: (any AudioSource)?,
+                clock: any MediaClock = SystemMediaClock()) throws(MediaError) {
+        self.configuration = configuration
+        self.clock = clock
+        self.videoSource = configuration.video == nil ? nil : videoSource
+        self.audioSource = configuration.audio == nil ? nil : audioSource
+        do {
+            socket = try UDPSocket(bindingTo: configuration.localAddress, receiveBufferBytes: 1 << 20,
+                                   sendBufferBytes: 4 << 20, clock: clock)
+        } catch {
+            throw MediaError(.systemError, "cannot bind the publisher's socket to \(configuration.localAddress): \(error)")
+        }
+        localAddress = socket.localAddress
+        videoSender = self.videoSource == nil ? nil
+            : try RTPStreamSender(parameters: configuration.videoStream, keys: configuration.keys?.send)
+        audioSender = self.audioSource == nil ? nil
+            : try RTPStreamSender(parameters: configuration.audioStream, keys: configuration.keys?.send)
+        // Room for one keyframe's packets in flight plus the feedback thread's.
+        pool = PacketBufferPool(initialCount: 96, maximumCount: 512, bufferSize: 1600, headroom: 0)
+    }
+
+    deinit { stop() }
+
+    /// Called on the video capture thread for every frame handed to the encoder, with
+    /// the source's sequence number and capture time (for latency measurements).
+    public func onFrameCaptured(_ hook: (@Sendable (_ sequence: UInt64, _ captureNanoseconds: UInt64) -> Void)?) {
+        frameHook.withLock { $0 = hook }
+    }
+
+    /// Starts the sources and the threads. Throws if a source cannot start (the
+    /// others are not started either).
+    public func start() throws(MediaError) {
+        try videoSource?.start()
+        try audioSource?.start()
+        let handler = PublisherFeedbackHandler(pipeline: self)
+        do {
+            let thread = try PipelineThread(name: "otk-pub-rtcp", clock: clock, sockets: [socket], handler: handler)
+            feedback.withLock { $0 = thread }
+        } catch {
+            throw MediaError(.systemError, "cannot start the publisher's feedback thread: \(error)")
+        }
+        var started: [LoopThread] = []
+        if let source = videoSource, let settings = configuration.video, let sender = videoSender {
+            let loop = try PublisherVideoLoop(pipeline: self, source: source, settings: settings, sender: sender)
+            started.append(LoopThread(name: "otk-pub-video") { flag in loop.run(flag) })
+        }
+        if let source = audioSource, let settings = configuration.audio, let sender = audioSender {
+            let loop = try PublisherAudioLoop(pipeline: self, source: source, settings: settings, sender: sender)
+            started.append(LoopThread(name: "otk-pub-audio") { flag in loop.run(flag) })
+        }
+        threads.withLock { $0 = started }
+    }
+
+    /// Stops the threads and the sources. Idempotent.
+    public func stop() {
+        let loops = threads.withLock { threads in
+            defer { threads = [] }
+            return threads
+        }
+        for loop in loops { loop.stop() }
+        feedback.withLock { thread in
+            thread?.stop()
+            thread = nil
+        }
+        videoSource?.stop()
+        audioSource?.stop()
+    }
+
+    /// Asks the video encoder for a keyframe on its next frame.
+    public func requestKeyframe() { keyframeRequested.store(true, ordering: .relaxed) }
+
+    /// Errors the capture threads met (a source lost, an encoder failure), oldest first.
+    public var errorsSeen: [MediaError] { errors.withLock { $0 } }
+
+    func record(_ error: MediaError) { errors.withLock { if $0.count < 16 { $0.append(error) } } }
+
+    func frameCaptured(_ frame: VideoFrame) {
+        if let hook = frameHook.withLock({ $0 }) { hook(frame.sequence, frame.timestampNanoseconds) }
+    }
+}

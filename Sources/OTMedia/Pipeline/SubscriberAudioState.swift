@@ -1,0 +1,16 @@
+/// The subscriber's audio path shared by the receive thread (inserting packets) and the
+/// playout thread (pulling frames): the jitter buffer, the packet buffers it holds, and
+/// the Opus decoder. Guarded by one lock in `SubscriberPipeline`.
+struct SubscriberAudioState: ~Copyable, @unchecked Sendable {
+    let jitter: AudioJitterBuffer
+    let packets: HandleTable<PacketBuffer>
+    let decoder: OpusDecoder
+    /// The RTP timestamp of the newest packet decoded (for lip sync).
+    var lastTimestamp: UInt32 = 0
+
+    init(configuration: SubscriberConfiguration) throws(MediaError) {
+        jitter = AudioJitterBuffer(targetDelayMilliseconds: configuration.audioTargetDelayMilliseconds)
+        packets = HandleTable(capacity: 64)
+        decoder = try OpusDecoder(format: configuration.audioFormat)
+    }
+}

@@ -1,0 +1,98 @@
+import Synchronization
+
+/// Receives a video and an audio RTP stream on one UDP socket and turns them back into
+/// pictures and sound: SRTP unprotect, a jitter buffer per stream (reordering, NACK,
+/// keyframe requests, FEC/PLC for audio), RFC 7741 reassembly, VP8 and Opus decoding.
+/// Receiver reports, NACKs and PLIs go back to the sender on the same socket.
+///
+/// Threads: a receive thread (socket → decoded video frames → `onVideoFrame`, RTCP out)
+/// and an audio playout thread that pulls one 10/20 ms frame per tick (→ the `AudioSink`
+/// and `onAudioFrame`). The audio jitter buffer is shared under a lock that covers one
+/// Opus decode at most; no lock is held across I/O.
+public final class SubscriberPipeline: Sendable {
+    /// The configuration it runs with.
+    public let configuration: SubscriberConfiguration
+    /// The socket's local address: where the sender must send.
+    public let localAddress: SocketAddress
+    /// Video counters: packets/bytes received, lost (RFC 3550), NACKs and PLIs sent,
+    /// frames and keyframes decoded, jitter, bad packets.
+    public let videoCounters = StreamCounters()
+    /// Audio counters, as for video (frames = frames played, including concealed ones).
+    public let audioCounters = StreamCounters()
+
+    let socket: UDPSocket
+    let clock: any MediaClock
+    let pool: PacketBufferPool
+    /// The audio path (made even without audio: one small decoder; unused then).
+    let audio: Mutex<SubscriberAudioState>
+    let onVideoFrame: (@Sendable (VideoFrame, DecodedVideoFrameInfo) -> Void)?
+    let onAudioFrame: (@Sendable (AudioFrame) -> Void)?
+    private let audioSink: (any AudioSink)?
+    private let receiveThread = Mutex<PipelineThread?>(nil)
+    private let playoutThread = Mutex<LoopThread?>(nil)
+    private let errors = Mutex<[MediaError]>([])
+
+    /// Binds the socket. Decoded pictures go to `onVideoFrame` (on the receive thread;
+    /// the frame may be kept, it returns to its pool when dropped), sound to `audioSink`
+    /// and `onAudioFrame` (on the playout thread).
+    public init(configuration: SubscriberConfiguration,
+                onVideoFrame: (@Sendable (VideoFrame, DecodedVideoFrameInfo) -> Void)? = nil,
+                audioSink: (any AudioSink)? = nil,
+                onAudioFrame: (@Sendable (AudioFrame) -> Void)? = nil,
+                clock: any MediaClock = SystemMediaClock()) throws(MediaError) {
+        self.configuration = configuration
+        self.clock = clock
+        self.onVideoFrame = onVideoFrame
+        self.onAudioFrame = onAudioFrame
+        self.audioSink = audioSink
+        if let audioSink, audioSink.format != configuration.audioFormat {
+            throw MediaError(.invalidArgument, "the audio sink takes \(audioSink.format) but the subscriber decodes \(configuration.audioFormat)")
+        }
+        do {
+            socket = try UDPSocket(bindingTo: configuration.localAddress, receiveBufferBytes: 4 << 20,
+                                   sendBufferBytes: 1 << 20, clock: clock)
+        } catch {
+            throw MediaError(.systemError, "cannot bind the subscriber's socket to \(configuration.localAddress): \(error)")
+        }
+        localAddress = socket.localAddress
+        pool = PacketBufferPool(initialCount: 256, maximumCount: configuration.jitterBuffer.capacity + 256,
+                                bufferSize: 1600, headroom: 0)
+        audio = Mutex(try SubscriberAudioState(configuration: configuration))
+    }
+
+    deinit { stop() }
+
+    /// Starts the receive and playout threads.
+    public func start() throws(MediaError) {
+        try audioSink?.start()
+        let handler = try SubscriberReceiveHandler(pipeline: self)
+        do {
+            let thread = try PipelineThread(name: "otk-sub-recv", clock: clock, sockets: [socket], handler: handler)
+            receiveThread.withLock { $0 = thread }
+        } catch {
+            throw MediaError(.systemError, "cannot start the subscriber's receive thread: \(error)")
+        }
+        if configuration.audioStream != nil {
+            let playout = SubscriberAudioPlayout(pipeline: self, sink: audioSink)
+            playoutThread.withLock { $0 = LoopThread(name: "otk-sub-audio") { flag in playout.run(flag) } }
+        }
+    }
+
+    /// Stops both threads and the audio sink. Idempotent.
+    public func stop() {
+        receiveThread.withLock { thread in
+            thread?.stop()
+            thread = nil
+        }
+        playoutThread.withLock { thread in
+            thread?.stop()
+            thread = nil
+        }
+        audioSink?.stop()
+    }
+
+    /// Errors the threads met (a decoder failure, a sink that refused a frame).
+    public var errorsSeen: [MediaError] { errors.withLock { $0 } }
+
+    func record(_ error: MediaError) { errors.withLock { if $0.count < 16 { $0.append(error) } } }
+}

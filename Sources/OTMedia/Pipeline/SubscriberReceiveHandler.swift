@@ -1,0 +1,332 @@
+/// The subscriber's receive thread: datagrams in, decoded frames and RTCP out.
+///
+/// Per datagram: classify (RFC 7983/5761), SRTP unprotect in place, parse. Video packets
+/// go into the jitter buffer (the packet buffer itself, no copy); complete frames are
+/// reassembled (RFC 7741), decoded and handed to `onVideoFrame`. Audio packets go into
+/// the audio jitter buffer for the playout thread. Sender reports are noted for the
+/// receiver reports (LSR/DLSR) and lip sync. Timers send NACKs as holes age, PLIs when a
+/// keyframe is needed, and receiver reports every interval.
+///
+/// Cost: no allocation per packet or frame in steady state (buffers are pooled and move
+/// into the jitter buffers; scratch arrays are kept).
+final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
+    private let pipeline: SubscriberPipeline
+    private let configuration: SubscriberConfiguration
+    private let srtp: SRTPSession?
+    private let rtcp: RTCPSender?
+    private let ntp = NTPClock.system()
+    private let messages = UDPMessageBatch(capacity: 32)
+    private var receiveBuffers: [PacketBuffer] = []
+
+    private let videoJitter: VideoJitterBuffer
+    private let videoPackets: HandleTable<PacketBuffer>
+    private let depacketizer = VP8Depacketizer()
+    private let decoder: VP8Decoder
+    private let frameHandles: UnsafeMutableBufferPointer<Int>
+    private let nackScratch = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 256)
+    private let nackPairs = UnsafeMutableBufferPointer<NACKPair>.allocate(capacity: 64)
+
+    private var videoSSRC: UInt32?
+    private var audioSSRC: UInt32?
+    private var videoStatistics = ReceiveStreamStatistics(clockRate: 90_000)
+    private var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
+    private var videoReport = SenderReportNote()
+    private var audioReport = SenderReportNote()
+    private var feedbackDestination: SocketAddress?
+    private var nextReport: UInt64 = 0
+    private var nextFeedbackCheck: UInt64 = 0
+
+    /// What the receiver keeps of a stream's latest sender report (RFC 3550 6.4.1 LSR/DLSR).
+    struct SenderReportNote {
+        var middle32: UInt32 = 0
+        var receivedAt: UInt64 = 0
+    }
+
+    init(pipeline: SubscriberPipeline) throws(MediaError) {
+        self.pipeline = pipeline
+        configuration = pipeline.configuration
+        do { srtp = try configuration.keys.map { k throws(SRTPError) in try SRTPSession(keys: k.receive, direction: .receiver) } } catch {
+            throw MediaError(.invalidArgument, "SRTP receiver: \(error)")
+        }
+        rtcp = try RTCPSender(socket: pipeline.socket, pool: pipeline.pool, keys: configuration.keys?.send, cname: configuration.cname)
+        videoJitter = VideoJitterBuffer(configuration: configuration.jitterBuffer)
+        videoPackets = HandleTable(capacity: configuration.jitterBuffer.capacity)
+        decoder = try VP8Decoder()
+        frameHandles = .allocate(capacity: 1024)
+        feedbackDestination = configuration.feedbackDestination
+        if let stream = configuration.videoStream, stream.ssrc != 0 { videoSSRC = stream.ssrc }
+        if let stream = configuration.audioStream, stream.ssrc != 0 { audioSSRC = stream.ssrc }
+        for _ in 0..<32 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
+    }
+
+    deinit {
+        frameHandles.deallocate()
+        nackScratch.deallocate()
+        nackPairs.deallocate()
+    }
+
+    func pipelineStarted(now: UInt64) {
+        nextReport = now + configuration.receiverReportIntervalNanoseconds / 2
+        nextFeedbackCheck = now
+    }
+
+    func pipelineStopped(now: UInt64) {
+        let pool = pipeline.pool
+        for buffer in receiveBuffers { pool.release(buffer) }
+        receiveBuffers.removeAll()
+        videoJitter.reset { handle in if let buffer = videoPackets.remove(handle) { pool.release(buffer) } }
+        pipeline.audio.withLock { state in
+            state.jitter.reset { handle in if let buffer = state.packets.remove(handle) { pool.release(buffer) } }
+        }
+    }
+
+    // MARK: - Receive
+
+    func socketReadable(_ index: Int, now: UInt64) {
+        while true {
+            guard let result = try? pipeline.socket.receive(into: receiveBuffers, batch: messages),
+                  case .processed(let count) = result, count > 0 else { break }
+            for slot in 0..<count {
+                let buffer = receiveBuffers[slot]
+                // A replacement first: a buffer the jitter buffer keeps leaves the batch.
+                guard let fresh = pipeline.pool.take() else {
+                    // Pool exhausted (a huge backlog): drop the packet, keep going.
+                    _ = countBad()
+                    buffer.reset()
+                    continue
+                }
+                if handle(buffer, now: buffer.receiveTimestamp) {
+                    receiveBuffers[slot] = fresh
+                } else {
+                    pipeline.pool.release(fresh)
+                    buffer.reset()
+                }
+            }
+        }
+        drainVideo(now: now)
+        sendFeedback(now: now)
+    }
+
+    /// Handles one datagram; true when a jitter buffer kept the buffer.
+    private func handle(_ buffer: PacketBuffer, now: UInt64) -> Bool {
+        let datagram = UnsafeRawBufferPointer(buffer.bytes)
+        guard !buffer.isTruncated else { return countBad() }
+        switch PacketClassifier.classify(datagram) {
+        case .rtp: return receiveRTP(buffer, now: now)
+        case .rtcp:
+            receiveRTCP(buffer, now: now)
+            return false
+        default: return countBad()
+        }
+    }
+
+    private func countBad() -> Bool {
+        pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
+        return false
+    }
+
+    private func receiveRTP(_ buffer: PacketBuffer, now: UInt64) -> Bool {
+        if let srtp {
+            do { buffer.setLength(try srtp.unprotect(buffer.writableBytes, length: buffer.length)) } catch {
+                return countBad()
+            }
+        }
+        guard let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(buffer.bytes)) else { return countBad() }
+        if feedbackDestination == nil { feedbackDestination = buffer.peer }
+        if let stream = configuration.videoStream, packet.payloadType == stream.payloadType,
+           videoSSRC == nil || videoSSRC == packet.ssrc {
+            videoSSRC = packet.ssrc
+            return receiveVideo(packet, buffer: buffer, now: now)
+        }
+        if let stream = configuration.audioStream, packet.payloadType == stream.payloadType,
+           audioSSRC == nil || audioSSRC == packet.ssrc {
+            audioSSRC = packet.ssrc
+            return receiveAudio(packet, buffer: buffer, now: now)
+        }
+        return countBad()
+    }
+
+    private func receiveVideo(_ packet: RTPPacket, buffer: PacketBuffer, now: UInt64) -> Bool {
+        let counters = pipeline.videoCounters
+        counters.packets.add(1, ordering: .relaxed)
+        counters.bytes.add(UInt64(buffer.length), ordering: .relaxed)
+        videoStatistics.record(sequence: packet.sequenceNumber, rtpTimestamp: packet.timestamp, bytes: buffer.length,
+                               arrivalNanoseconds: now)
+        guard let (descriptor, length) = try? VP8PayloadDescriptor.parse(packet.payload) else { return countBad() }
+        let startsFrame = descriptor.startsFrame
+        // RFC 7741 4.3: the P bit of the first VP8 payload byte is 0 on keyframes.
+        let isKeyframe = startsFrame && packet.payload.count > length && packet.payload[length] & 0x01 == 0
+        let info = JitterPacketInfo(sequence: packet.sequenceNumber, timestamp: packet.timestamp, isFrameEnd: packet.marker,
+                                    isFrameStart: startsFrame, isKeyframe: isKeyframe, arrivalNanoseconds: now)
+        guard let handle = videoPackets.insert(buffer) else { return false }
+        let pool = pipeline.pool
+        let result = videoJitter.insert(info, handle: handle) { dropped in
+            if let old = videoPackets.remove(dropped) { pool.release(old) }
+        }
+        switch result {
+        case .stored, .restarted: return true
+        case .duplicate, .tooLate:
+            _ = videoPackets.remove(handle)
+            return false
+        }
+    }
+
+    private func receiveAudio(_ packet: RTPPacket, buffer: PacketBuffer, now: UInt64) -> Bool {
+        let counters = pipeline.audioCounters
+        counters.packets.add(1, ordering: .relaxed)
+        counters.bytes.add(UInt64(buffer.length), ordering: .relaxed)
+        audioStatistics.record(sequence: packet.sequenceNumber, rtpTimestamp: packet.timestamp, bytes: buffer.length,
+                               arrivalNanoseconds: now)
+        guard (try? OpusPayload(parsing: packet.payload)) != nil else { return countBad() }
+        let sequence = packet.sequenceNumber
+        let pool = pipeline.pool
+        return pipeline.audio.withLock { state -> Bool in
+            guard let handle = state.packets.insert(buffer) else { return false }
+            let result = state.jitter.insert(sequence: sequence, handle: handle, now: now) { dropped in
+                if let old = state.packets.remove(dropped) { pool.release(old) }
+            }
+            if result == .refused { _ = state.packets.remove(handle) }
+            return result == .stored
+        }
+    }
+
+    private func receiveRTCP(_ buffer: PacketBuffer, now: UInt64) {
+        var length = buffer.length
+        if let srtp {
+            do { length = try srtp.unprotectRTCP(buffer.writableBytes, length: length) } catch {
+                _ = countBad()
+                return
+            }
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length])
+        guard let compound = try? RTCPCompoundPacket(validating: bytes) else {
+            _ = countBad()
+            return
+        }
+        for case .senderReport(let report) in compound {
+            let note = SenderReportNote(middle32: report.ntpTimestamp.middle32, receivedAt: now)
+            if report.ssrc == videoSSRC { videoReport = note }
+            if report.ssrc == audioSSRC { audioReport = note }
+        }
+    }
+
+    // MARK: - Video frames
+
+    private func drainVideo(now: UInt64) {
+        let pool = pipeline.pool
+        while let frame = videoJitter.nextFrame(now: now, handles: frameHandles, discard: { handle in
+            if let buffer = videoPackets.remove(handle) { pool.release(buffer) }
+        }) {
+            decode(frame, now: now)
+        }
+    }
+
+    private func decode(_ frame: VideoJitterBuffer.FrameInfo, now: UInt64) {
+        let pool = pipeline.pool
+        var decodeFailed = false
+        for index in 0..<frame.packetCount {
+            guard let buffer = videoPackets.remove(frameHandles[index]) else { continue }
+            defer { pool.release(buffer) }
+            guard let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(buffer.bytes)) else { continue }
+            depacketizer.push(packet) { event in
+                guard case .frame(let assembled) = event else { return }
+                do {
+                    guard let picture = try decoder.decode(assembled.data) else { return }
+                    let counters = pipeline.videoCounters
+                    counters.frames.add(1, ordering: .relaxed)
+                    if assembled.isKeyframe { counters.keyframes.add(1, ordering: .relaxed) }
+                    let info = DecodedVideoFrameInfo(rtpTimestamp: assembled.rtpTimestamp, isKeyframe: assembled.isKeyframe,
+                                                     pictureID: assembled.pictureID,
+                                                     firstPacketArrivalNanoseconds: frame.firstArrivalNanoseconds,
+                                                     lastPacketArrivalNanoseconds: frame.lastArrivalNanoseconds,
+                                                     decodedAtNanoseconds: pipeline.clock.nanoseconds())
+                    pipeline.onVideoFrame?(picture, info)
+                } catch let error as MediaError {
+                    decodeFailed = true
+                    pipeline.record(error)
+                } catch {
+                    decodeFailed = true
+                }
+            }
+        }
+        // A frame libvpx refused leaves the decoder without its reference: ask for a keyframe.
+        if decodeFailed { pipeline.videoCounters.badPackets.add(1, ordering: .relaxed) }
+    }
+
+    // MARK: - Feedback
+
+    func runTimers(now: UInt64) -> UInt64? {
+        drainVideo(now: now)
+        sendFeedback(now: now)
+        if now >= nextReport {
+            sendReceiverReport(now: now)
+            nextReport = now + configuration.receiverReportIntervalNanoseconds
+        }
+        return min(nextReport, now + 5_000_000)
+    }
+
+    /// NACKs for aged holes and a PLI when the decoder needs a keyframe, at most every 5 ms.
+    private func sendFeedback(now: UInt64) {
+        guard now >= nextFeedbackCheck, let rtcp, let destination = feedbackDestination, let ssrc = videoSSRC else { return }
+        nextFeedbackCheck = now + 5_000_000
+        let count = videoJitter.collectNACKs(now: now, into: nackScratch)
+        let wantsKeyframe = videoJitter.keyframeRequestDue(now: now)
+        guard count > 0 || wantsKeyframe else { return }
+        let built = NACKPair.build(lost: UnsafeBufferPointer(rebasing: nackScratch[0..<count]), into: nackPairs)
+        let pairs = RTCPList(UnsafeBufferPointer(rebasing: nackPairs[0..<built.pairs]))
+        let sender = configuration.ssrc
+        let sent = rtcp.send(to: destination) { writer throws(RTCPError) in
+            try writer.append(ReceiverReport(ssrc: sender))
+            try writer.append(SourceDescription(ssrc: sender, cname: rtcp.cname))
+            if count > 0 { try writer.append(GenericNACK(senderSSRC: sender, mediaSSRC: ssrc, pairs: pairs)) }
+            if wantsKeyframe { try writer.append(PictureLossIndication(senderSSRC: sender, mediaSSRC: ssrc)) }
+        }
+        if sent {
+            pipeline.videoCounters.nacks.add(UInt64(count), ordering: .relaxed)
+            if wantsKeyframe { pipeline.videoCounters.keyframeRequests.add(1, ordering: .relaxed) }
+        }
+    }
+
+    /// RR + SDES with one report block per stream received (RFC 3550 6.4.2).
+    private func sendReceiverReport(now: UInt64) {
+        guard let rtcp, let destination = feedbackDestination else { return }
+        var blocks = (ReportBlock(ssrc: 0), ReportBlock(ssrc: 0))
+        var count = 0
+        if let ssrc = videoSSRC {
+            let block = reportBlock(ssrc: ssrc, statistics: &videoStatistics, note: videoReport, now: now)
+            publish(block, statistics: videoStatistics, to: pipeline.videoCounters)
+            blocks.0 = block
+            count = 1
+        }
+        if let ssrc = audioSSRC {
+            let block = reportBlock(ssrc: ssrc, statistics: &audioStatistics, note: audioReport, now: now)
+            publish(block, statistics: audioStatistics, to: pipeline.audioCounters)
+            if count == 0 { blocks.0 = block } else { blocks.1 = block }
+            count += 1
+        }
+        guard count > 0 else { return }
+        let sender = configuration.ssrc
+        withUnsafeBytes(of: &blocks) { raw in
+            let list = RTCPList(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: ReportBlock.self), count: count))
+            _ = rtcp.send(to: destination) { writer throws(RTCPError) in
+                try writer.append(ReceiverReport(ssrc: sender, reportBlocks: list))
+                try writer.append(SourceDescription(ssrc: sender, cname: rtcp.cname))
+            }
+        }
+    }
+
+    private func reportBlock(ssrc: UInt32, statistics: inout ReceiveStreamStatistics, note: SenderReportNote,
+                             now: UInt64) -> ReportBlock {
+        let delay = note.receivedAt == 0 ? 0 : RTCPRoundTrip.compact(fromNanoseconds: now - note.receivedAt)
+        return ReportBlock(ssrc: ssrc, fractionLost: statistics.takeFractionLost(),
+                           cumulativeLost: Int32(clamping: statistics.cumulativeLost),
+                           extendedHighestSequence: UInt32(truncatingIfNeeded: statistics.extendedHighestSequence),
+                           jitter: UInt32(clamping: Int(statistics.jitter)), lastSenderReport: note.middle32,
+                           delaySinceLastSenderReport: note.middle32 == 0 ? 0 : delay)
+    }
+
+    private func publish(_ block: ReportBlock, statistics: ReceiveStreamStatistics, to counters: StreamCounters) {
+        counters.packetsLost.store(statistics.cumulativeLost, ordering: .relaxed)
+        counters.jitter.store(statistics.jitterNanoseconds, ordering: .relaxed)
+    }
+}
