@@ -21,3 +21,42 @@ import Testing
                 "\(outcome.publisherErrors) \(outcome.subscriberErrors)")
     }
 }
+
+/// The same path through the impairment proxy (the kernel here has no netem).
+@Suite(.serialized) struct PipelineImpairmentTests {
+    @Test func fivePercentLossIsRepairedByRetransmission() throws {
+        var run = LoopbackRun(frames: 150)
+        run.forward = ImpairmentSettings(lossProbability: 0.05)
+        let outcome = try run.run()
+        #expect(outcome.decodedShare >= 0.99, "decoded \(outcome.decodedShare) of \(outcome.sent.count)")
+        #expect(outcome.subscriberVideo.nacks > 0, "the subscriber asked for lost packets")
+        #expect(outcome.publisherVideo.retransmissions > 0, "the publisher resent them")
+        #expect(outcome.subscriberVideo.packetsLost >= 0)
+        let levels = outcome.audioLevelsWhileSending
+        let quiet = levels.enumerated().filter { $0.element < 1000 }.map { "\($0.offset):\(Int($0.element))" }
+        #expect(levels.count > 200, "audio frames played: \(levels.count)")
+        #expect(levels.dropFirst(5).allSatisfy { $0 > 1000 }, "audio continues through the loss (PLC/FEC); quiet: \(quiet)")
+    }
+
+    @Test func twentyPercentLossKeepsTheStreamGoing() throws {
+        var run = LoopbackRun(frames: 150)
+        run.forward = ImpairmentSettings(lossProbability: 0.20)
+        run.reverse = ImpairmentSettings(lossProbability: 0.20)
+        let outcome = try run.run()
+        let numbers = outcome.decoded.snapshot { $0.frameNumbers }
+        // The stream keeps going: frames decode in the last second too, not only at the start.
+        let lastSent = outcome.sent.last ?? 0
+        #expect(numbers.contains { UInt64($0) + 30 >= lastSent }, "frames decoded near the end")
+        #expect(outcome.decodedShare >= 0.5, "decoded \(outcome.decodedShare)")
+        #expect(outcome.subscriberVideo.keyframeRequests > 0, "frames NACK could not save made the subscriber ask for keyframes")
+        #expect(outcome.subscriberVideo.keyframes >= 2, "and keyframes arrived and decoded: \(outcome.subscriberVideo)")
+        // Continuous: a frame played for every 20 ms slot the publisher sent (lost ones
+        // concealed or rebuilt), and sound in nearly all of them; Opus PLC fades within a
+        // burst of several lost packets, which 20 % random loss produces now and then.
+        let levels = outcome.audioLevelsWhileSending
+        let sentAudio = Int(outcome.publisherAudio.frames)
+        #expect(levels.count >= sentAudio - 10, "played \(levels.count) frames for \(sentAudio) sent")
+        let audible = levels.dropFirst(5).filter { $0 > 500 }.count
+        #expect(Double(audible) >= 0.95 * Double(levels.count - 5), "\(audible) of \(levels.count) frames audible")
+    }
+}

@@ -67,6 +67,13 @@ struct LoopbackRun {
         var subscriberAudio: StreamCounters.Snapshot
         var publisherErrors: [MediaError]
         var subscriberErrors: [MediaError]
+        /// Audio frames played before the publisher stopped (after that, PLC fades out).
+        var audioFramesWhileSending: Int
+
+        /// Levels of the audio frames played while the publisher was sending.
+        var audioLevelsWhileSending: ArraySlice<Double> {
+            decoded.snapshot { $0.audioFrameLevels.prefix(audioFramesWhileSending) }
+        }
 
         /// The share of sent frame numbers decoded at least once.
         var decodedShare: Double {
@@ -116,12 +123,14 @@ struct LoopbackRun {
         publisher.onFrameCaptured(nil)
         // Let the tail arrive (retransmissions included), then stop.
         Thread.sleep(forTimeInterval: 0.7)
+        let audioFrames = decoded.snapshot { $0.audioFrameLevels.count }
         publisher.stop()
         Thread.sleep(forTimeInterval: 0.2)
         subscriber.stop()
         return Outcome(sent: sent.withLock { $0 }, decoded: decoded,
                        publisherVideo: publisher.videoCounters.snapshot(), publisherAudio: publisher.audioCounters.snapshot(),
                        subscriberVideo: subscriber.videoCounters.snapshot(), subscriberAudio: subscriber.audioCounters.snapshot(),
-                       publisherErrors: publisher.errorsSeen, subscriberErrors: subscriber.errorsSeen)
+                       publisherErrors: publisher.errorsSeen, subscriberErrors: subscriber.errorsSeen,
+                       audioFramesWhileSending: audioFrames)
     }
 }
