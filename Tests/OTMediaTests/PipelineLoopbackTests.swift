@@ -22,6 +22,20 @@ import Testing
     }
 }
 
+/// Bad input from the network never stops a pipeline: junk is dropped and counted.
+@Suite(.serialized) struct PipelineBadInputTests {
+    @Test func junkDatagramsAreCountedAndTheStreamGoesOn() throws {
+        var run = LoopbackRun(frames: 90)
+        run.withGarbage = true
+        let outcome = try run.run()
+        #expect(outcome.decodedShare >= 0.99, "decoded \(outcome.decodedShare) with junk arriving")
+        #expect(outcome.subscriberVideo.badPackets > 50, "junk counted at the subscriber: \(outcome.subscriberVideo)")
+        #expect(outcome.publisherVideo.badPackets > 50, "junk counted at the publisher: \(outcome.publisherVideo)")
+        let levels = outcome.audioLevelsWhileSending
+        #expect(levels.count > 100 && levels.dropFirst(5).allSatisfy { $0 > 1000 }, "audio unharmed")
+    }
+}
+
 /// The same path through the impairment proxy (the kernel here has no netem).
 @Suite(.serialized) struct PipelineImpairmentTests {
     @Test func fivePercentLossIsRepairedByRetransmission() throws {
