@@ -13,8 +13,6 @@ final class RTPStreamSender: @unchecked Sendable {
     private let timestampBase: UInt32
     private let packetCount = Atomic<UInt64>(0)
     private let payloadOctets = Atomic<UInt64>(0)
-    /// The RTP timestamp and monotonic time of the newest packet, for sender reports.
-    private let lastTimestamp = Atomic<UInt64>(0)
 
     init(parameters: RTPStreamParameters, keys: SRTPKeyMaterial?) throws(MediaError) {
         self.parameters = parameters

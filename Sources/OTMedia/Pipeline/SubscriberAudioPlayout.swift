@@ -20,13 +20,20 @@ final class SubscriberAudioPlayout: @unchecked Sendable {
             MonotonicClock.sleep(until: next)
             let now = pipeline.clock.nanoseconds()
             let frame: AudioFrame?
+            var playedTimestamp: UInt32?
             do {
-                frame = try pipeline.audio.withLock { state throws(MediaError) -> AudioFrame? in try playSlot(&state, now: now) }
+                frame = try pipeline.audio.withLock { state throws(MediaError) -> AudioFrame? in
+                    try playSlot(&state, now: now, timestamp: &playedTimestamp)
+                }
             } catch {
                 pipeline.record(error)
                 continue
             }
             guard let frame else { continue }
+            if let playedTimestamp {
+                // This frame reaches the listener about now (the sink adds its own buffer).
+                pipeline.lipSync.withLock { $0.audioPlayed(rtpTimestamp: playedTimestamp, at: now) }
+            }
             pipeline.audioCounters.frames.add(1, ordering: .relaxed)
             if let sink {
                 do { try sink.write(frame) } catch { pipeline.record(error) }
@@ -37,14 +44,19 @@ final class SubscriberAudioPlayout: @unchecked Sendable {
         }
     }
 
-    private func playSlot(_ state: inout SubscriberAudioState, now: UInt64) throws(MediaError) -> AudioFrame? {
+    private func playSlot(_ state: inout SubscriberAudioState, now: UInt64,
+                          timestamp: inout UInt32?) throws(MediaError) -> AudioFrame? {
         switch state.jitter.pull(now: now) {
         case .waiting:
             return nil
         case .decode(let handle):
             guard let buffer = state.packets.remove(handle) else { return try state.decoder.concealLoss(recoveringFrom: nil) }
             defer { pipeline.pool.release(buffer) }
-            return try state.decoder.decode(Self.payload(of: buffer))
+            guard let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(buffer.bytes)) else {
+                return try state.decoder.concealLoss(recoveringFrom: nil)
+            }
+            timestamp = packet.timestamp
+            return try state.decoder.decode(packet.payload)
         case .recoverWithFEC(let nextHandle):
             guard let next = state.packets[nextHandle] else { return try state.decoder.concealLoss(recoveringFrom: nil) }
             return try state.decoder.concealLoss(recoveringFrom: Self.payload(of: next))

@@ -5,8 +5,6 @@ struct SubscriberAudioState: ~Copyable, @unchecked Sendable {
     let jitter: AudioJitterBuffer
     let packets: HandleTable<PacketBuffer>
     let decoder: OpusDecoder
-    /// The RTP timestamp of the newest packet decoded (for lip sync).
-    var lastTimestamp: UInt32 = 0
 
     init(configuration: SubscriberConfiguration) throws(MediaError) {
         jitter = AudioJitterBuffer(targetDelayMilliseconds: configuration.audioTargetDelayMilliseconds)

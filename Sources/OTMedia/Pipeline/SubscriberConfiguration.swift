@@ -42,4 +42,8 @@ public struct DecodedVideoFrameInfo: Sendable, Equatable {
     public var lastPacketArrivalNanoseconds: UInt64
     /// When decoding finished (monotonic ns).
     public var decodedAtNanoseconds: UInt64
+    /// When to show the frame so that it matches the audio playing then (lip sync from
+    /// both streams' sender reports, audio as the master clock); nil until both streams
+    /// have sent a report and audio has played, or without audio: show it at once.
+    public var presentAtNanoseconds: UInt64?
 }

@@ -25,6 +25,9 @@ public final class SubscriberPipeline: Sendable {
     let pool: PacketBufferPool
     /// The audio path (made even without audio: one small decoder; unused then).
     let audio: Mutex<SubscriberAudioState>
+    /// Audio/video alignment from both streams' sender reports: the receive thread feeds
+    /// mappings, the playout thread anchors the audio clock, video frames read a time.
+    let lipSync = Mutex(LipSynchronizer())
     let onVideoFrame: (@Sendable (VideoFrame, DecodedVideoFrameInfo) -> Void)?
     let onAudioFrame: (@Sendable (AudioFrame) -> Void)?
     private let audioSink: (any AudioSink)?

@@ -205,8 +205,17 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         }
         for case .senderReport(let report) in compound {
             let note = SenderReportNote(middle32: report.ntpTimestamp.middle32, receivedAt: now)
-            if report.ssrc == videoSSRC { videoReport = note }
-            if report.ssrc == audioSSRC { audioReport = note }
+            let senderTime = Int64(truncatingIfNeeded: report.ntpTimestamp.unixNanoseconds)
+            if report.ssrc == videoSSRC {
+                videoReport = note
+                let mapping = SenderClockMapping(senderNanoseconds: senderTime, rtpTimestamp: report.rtpTimestamp, clockRate: 90_000)
+                pipeline.lipSync.withLock { $0.updateVideo(mapping) }
+            }
+            if report.ssrc == audioSSRC {
+                audioReport = note
+                let mapping = SenderClockMapping(senderNanoseconds: senderTime, rtpTimestamp: report.rtpTimestamp, clockRate: 48_000)
+                pipeline.lipSync.withLock { $0.updateAudio(mapping) }
+            }
         }
     }
 
@@ -235,11 +244,13 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
                     let counters = pipeline.videoCounters
                     counters.frames.add(1, ordering: .relaxed)
                     if assembled.isKeyframe { counters.keyframes.add(1, ordering: .relaxed) }
+                    let presentAt = pipeline.lipSync.withLock { $0.renderTime(ofVideo: assembled.rtpTimestamp) }
                     let info = DecodedVideoFrameInfo(rtpTimestamp: assembled.rtpTimestamp, isKeyframe: assembled.isKeyframe,
                                                      pictureID: assembled.pictureID,
                                                      firstPacketArrivalNanoseconds: frame.firstArrivalNanoseconds,
                                                      lastPacketArrivalNanoseconds: frame.lastArrivalNanoseconds,
-                                                     decodedAtNanoseconds: pipeline.clock.nanoseconds())
+                                                     decodedAtNanoseconds: pipeline.clock.nanoseconds(),
+                                                     presentAtNanoseconds: presentAt)
                     pipeline.onVideoFrame?(picture, info)
                 } catch let error as MediaError {
                     decodeFailed = true

@@ -9,6 +9,8 @@ final class DecodedMedia: @unchecked Sendable {
     private(set) var unreadableFrames = 0
     private(set) var psnrs: [Double] = []
     private(set) var latencies: [UInt64] = []
+    /// presentAt − capture time, per frame with a lip-sync time (ns).
+    private(set) var presentationOffsets: [Int64] = []
     private(set) var audioSamples: [Int16] = []
     private(set) var audioFrameLevels: [Double] = []
     private let captureTimes = Mutex<[UInt64: UInt64]>([:])
@@ -26,8 +28,11 @@ final class DecodedMedia: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         guard let number = FrameNumberStamp.read(from: frame) else { unreadableFrames += 1; return }
         frameNumbers.append(number)
-        if let captured = captureTimes.withLock({ $0[UInt64(number)] }), info.decodedAtNanoseconds > captured {
-            latencies.append(info.decodedAtNanoseconds - captured)
+        if let captured = captureTimes.withLock({ $0[UInt64(number)] }) {
+            if info.decodedAtNanoseconds > captured { latencies.append(info.decodedAtNanoseconds - captured) }
+            if let presentAt = info.presentAtNanoseconds {
+                presentationOffsets.append(Int64(presentAt) - Int64(captured))
+            }
         }
         if frameNumbers.count % psnrEvery == 0, frame.width == reference.width, frame.height == reference.height {
             TestPatternRenderer.render(number, into: reference)
@@ -59,6 +64,10 @@ struct LoopbackRun {
     var withAudio = true
     /// Sprays both ends with junk datagrams while the stream runs.
     var withGarbage = false
+    /// Cuts the forward path completely for a while once this many frames were sent
+    /// (needs an impaired run: the proxy does it).
+    var cutAfterFrames: Int?
+    var cutMilliseconds = 500
 
     struct Outcome {
         var sent: [UInt64]
@@ -123,7 +132,16 @@ struct LoopbackRun {
         let sprayer = withGarbage ? try GarbageSprayer(targets: [subscriber.localAddress, publisher.localAddress]) : nil
         defer { sprayer?.stop() }
         let deadline = Date().addingTimeInterval(Double(frames) / Double(fps) * 4 + 10)
-        while sent.withLock({ $0.count }) < frames && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        var cutDone = false
+        while sent.withLock({ $0.count }) < frames && Date() < deadline {
+            if let cutAfterFrames, !cutDone, let proxy, sent.withLock({ $0.count }) >= cutAfterFrames {
+                cutDone = true
+                proxy.setBlackhole(true, directions: [.forward])
+                Thread.sleep(forTimeInterval: Double(cutMilliseconds) / 1000)
+                proxy.setBlackhole(false, directions: [.forward])
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         publisher.onFrameCaptured(nil)
         // Let the tail arrive (retransmissions included), then stop.
         Thread.sleep(forTimeInterval: 0.7)
