@@ -136,23 +136,29 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         }
     }
 
-    /// One SR + SDES compound per stream that has sent something.
+    /// One SR + SDES compound per stream that has sent something. The two streams are
+    /// visited one by one rather than through an array of (sender, destination) pairs,
+    /// which cost a heap allocation per report round.
     private func sendReports(now: UInt64) {
         guard let rtcp else { return }
         let configuration = pipeline.configuration
-        let streams: [(RTPStreamSender?, SocketAddress)] = [
-            (pipeline.videoSender, configuration.destination),
-            (pipeline.audioSender, configuration.audioDestination ?? configuration.destination),
-        ]
-        for case let (sender?, destination) in streams where sender.hasSent {
-            let counts = sender.senderReportCounts()
-            let report = SenderReport(ssrc: sender.parameters.ssrc, ntpTimestamp: ntp.timestamp(atMonotonic: now),
-                                      rtpTimestamp: sender.rtpTimestamp(at: now), packetCount: counts.packets,
-                                      octetCount: counts.octets)
-            rtcp.send(to: destination) { writer throws(RTCPError) in
-                try writer.append(report)
-                try writer.append(SourceDescription(ssrc: sender.parameters.ssrc, cname: rtcp.cname))
-            }
+        if let video = pipeline.videoSender {
+            sendReport(for: video, to: configuration.destination, rtcp: rtcp, now: now)
+        }
+        if let audio = pipeline.audioSender {
+            sendReport(for: audio, to: configuration.audioDestination ?? configuration.destination, rtcp: rtcp, now: now)
+        }
+    }
+
+    private func sendReport(for sender: RTPStreamSender, to destination: SocketAddress, rtcp: RTCPSender, now: UInt64) {
+        guard sender.hasSent else { return }
+        let counts = sender.senderReportCounts()
+        let report = SenderReport(ssrc: sender.parameters.ssrc, ntpTimestamp: ntp.timestamp(atMonotonic: now),
+                                  rtpTimestamp: sender.rtpTimestamp(at: now), packetCount: counts.packets,
+                                  octetCount: counts.octets)
+        rtcp.send(to: destination) { writer throws(RTCPError) in
+            try writer.append(report)
+            try writer.append(SourceDescription(ssrc: sender.parameters.ssrc, cname: rtcp.cname))
         }
     }
 }
