@@ -16,12 +16,17 @@ extern void *__libc_pvalloc(size_t size);
 
 static _Atomic uint64_t allocations;
 static _Atomic uint64_t frees;
+// The calling thread's own allocations (initial-exec TLS of the executable: no
+// allocation of its own, usable from the first malloc of every thread).
+static _Thread_local uint64_t thread_allocations;
 
 static inline void count_allocation(void) {
     atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+    thread_allocations++;
 }
 
 uint64_t alloc_counter_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
+uint64_t alloc_counter_thread_count(void) { return thread_allocations; }
 uint64_t alloc_counter_frees(void) { return atomic_load_explicit(&frees, memory_order_relaxed); }
 
 void alloc_counter_reset(void) {

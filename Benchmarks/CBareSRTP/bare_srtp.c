@@ -84,3 +84,15 @@ long bare_srtp_unprotect_loop(bare_srtp *session, const uint8_t *ring, int strid
     }
     return total;
 }
+
+long bare_srtcp_protect_loop(bare_srtp *session, const uint8_t *clear, int length, uint8_t *work, int count) {
+    long total = 0;
+    for (int i = 0; i < count; i++) {
+        memcpy(work, clear, (size_t)length);
+        int len = length;
+        srtp_err_status_t status = srtp_protect_rtcp(session->ctx, work, &len);
+        if (status != srtp_err_status_ok) return -(long)status;
+        total += len;
+    }
+    return total;
+}

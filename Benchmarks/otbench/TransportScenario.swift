@@ -1,19 +1,28 @@
 import OTMedia
 
-/// `otbench transport`: the SRTP cost per packet through OTKit's `SRTPSession` against a
-/// bare libsrtp2 loop in C doing exactly the same work, in the same run.
+/// `otbench transport`: the cost of OTKit's media transport against bare C loops and
+/// GStreamer, in the same run.
 ///
-/// Cases: AEAD_AES_128_GCM and AES_CM_128_HMAC_SHA1_80, RTP packets of 1200 and 100
-/// bytes (12-byte header included, tag excluded). Per case: protect and unprotect CPU
-/// ns/packet (median over runs; goal OTKit ≤ 1.05 × bare) and allocations per packet in
-/// steady state (goal: OTKit adds none). See `SRTPComparison` for the method.
+/// - SRTP (`SRTPComparison`): AEAD_AES_128_GCM and AES_CM_128_HMAC_SHA1_80, RTP packets of
+///   1200 and 100 bytes; protect and unprotect CPU ns/packet against bare libsrtp2 (goal
+///   ≤ 1.05) and allocations per packet (goal: OTKit adds none).
+/// - Publisher pipeline (`PublisherPipelineComparison`): CPU per frame at 640x480 30 fps
+///   500 kbps against the bare libvpx encode of the same frames (goal ≤ 1.05), and
+///   allocations per packet in steady state beyond libsrtp2's own (goal 0).
+/// - The same pipeline against GStreamer doing the same job (`GStreamerComparison`, goal
+///   ratio < 1.0; skipped with a message when GStreamer is missing).
+/// - Capture-to-decoded latency on loopback (`LoopbackLatency`, goals p50 ≤ 15 ms, p99 ≤ 40 ms).
 enum TransportScenario: Scenario {
     static let name = "transport"
-    static let summary = "SRTP protect/unprotect: OTKit vs bare libsrtp2 (CPU ratio, allocations)"
+    static let summary = "SRTP, publisher pipeline vs bare libvpx and GStreamer, loopback latency"
 
     /// Packets per side per run, and timed runs, when the command line does not say.
     static let defaultPackets = 32_768
     static let defaultRuns = 7
+    /// Runs per side of the publisher comparisons when the command line does not say.
+    static let defaultPipelineRuns = 5
+    /// Pre-rendered test-pattern frames the publisher comparisons cycle through.
+    static let renderedFrames = 300
 
     static func run(options: Options, log: ProgressLog) throws -> [BenchResult] {
         try AllocationCounter.verify()
@@ -32,6 +41,35 @@ enum TransportScenario: Scenario {
                 results += try comparison.run(packetsPerRun: packets, runs: runs, timerCost: timerCost, log: log)
             }
         }
+        results += try pipelineRows(options: options, log: log)
+        return results
+    }
+
+    /// The publisher pipeline, GStreamer and latency rows (`--only publisher`,
+    /// `--only gstreamer`, `--only latency` pick one; `--frames` does not apply).
+    private static func pipelineRows(options: Options, log: ProgressLog) throws -> [BenchResult] {
+        func wanted(_ label: String) -> Bool { options.only.map { label.contains($0) } ?? true }
+        let publisher = PublisherPipelineComparison()
+        let vsGStreamer = wanted(publisher.label) || wanted("gstreamer")
+        let latency = LoopbackLatency()
+        var results: [BenchResult] = []
+        if vsGStreamer {
+            let runs = options.runs ?? defaultPipelineRuns
+            log("rendering \(renderedFrames) frames of 640x480 test pattern into memory")
+            let frames = VideoContent.pattern.render(width: publisher.codec.width, height: publisher.codec.height,
+                                                     count: renderedFrames)
+            let libsrtp = try LibSRTPAllocations.measure(keys: try PublisherPipelineComparison.keyMaterial)
+            log("bare libsrtp2 (GCM) allocates \(TableReport.format(libsrtp.perRTPPacket)) times per RTP packet, "
+                + "\(TableReport.format(libsrtp.perRTCPPacket)) per RTCP compound "
+                + "(\(libsrtp.firstRTCPPacket) for a session's first)")
+            let sink = try PacketSink()
+            defer { sink.stop() }
+            if wanted(publisher.label) {
+                results += try publisher.run(frames: frames, runs: runs, sink: sink, libsrtp: libsrtp, log: log)
+            }
+            results += try GStreamerComparison(publisher: publisher).run(frames: frames, runs: runs, sink: sink, log: log)
+        }
+        if wanted(latency.label) { results += try latency.run(log: log) }
         return results
     }
 }

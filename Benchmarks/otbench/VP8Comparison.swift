@@ -113,7 +113,8 @@ struct VP8Comparison {
         return check
     }
 
-    private func makeBare() throws -> OpaquePointer {
+    /// A bare libvpx encoder with `settings` (the caller destroys it).
+    func makeBare() throws -> OpaquePointer {
         let s = settings
         guard let encoder = bare_vp8_create(Int32(s.width), Int32(s.height), Self.timebase.num, Self.timebase.den,
                                             Int32(s.bitrateKbps), Int32(s.cpuUsed), Int32(s.threads),
@@ -123,8 +124,9 @@ struct VP8Comparison {
         return encoder
     }
 
+    /// Encodes one frame with the bare loop; the compressed bytes produced.
     @inline(__always)
-    private func encodeBare(_ encoder: OpaquePointer, _ frame: VideoFrame) throws -> Int {
+    func encodeBare(_ encoder: OpaquePointer, _ frame: VideoFrame) throws -> Int {
         let bytes = bare_vp8_encode(encoder, frame.y, frame.u, frame.v, Int32(frame.strideY), Int32(frame.strideUV),
                                     Self.pts(frame), duration, 0)
         guard bytes >= 0 else { throw ScenarioError("\(label): bare vpx_codec_encode: \(String(cString: bare_vp8_last_error()))") }

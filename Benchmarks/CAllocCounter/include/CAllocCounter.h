@@ -14,6 +14,10 @@
 /// Allocation calls (malloc, calloc, realloc, the aligned variants) since the last reset.
 uint64_t alloc_counter_count(void);
 
+/// Allocation calls made by the calling thread since it started (never reset), so a
+/// benchmark can tell one pipeline thread's allocations from the others'.
+uint64_t alloc_counter_thread_count(void);
+
 /// free() calls with a non-NULL pointer since the last reset.
 uint64_t alloc_counter_frees(void);
 

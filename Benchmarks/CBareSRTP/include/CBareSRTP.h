@@ -39,4 +39,10 @@ long bare_srtp_protect_loop(bare_srtp *session, const uint8_t *clear, int length
 long bare_srtp_unprotect_loop(bare_srtp *session, const uint8_t *ring, int stride, const int32_t *lengths,
                               int first, int count, uint8_t *work);
 
+/// `count` times: copies the `length`-byte clear RTCP compound into `work` and protects
+/// it in place with srtp_protect_rtcp (the SRTCP index advances by itself). `work`
+/// needs length + 20 bytes. Returns the total SRTCP bytes, or minus the libsrtp status
+/// of the first failure.
+long bare_srtcp_protect_loop(bare_srtp *session, const uint8_t *clear, int length, uint8_t *work, int count);
+
 #endif

@@ -1,0 +1,70 @@
+import CAllocCounter
+import OTMedia
+
+/// What the pipeline rows read at the edges of a measured window, all on one thread.
+struct PipelineReading {
+    /// Process CPU (all threads), ns.
+    var processCPU: UInt64
+    /// The packet sink's drain thread CPU, ns (subtracted: it is not the publisher's).
+    var sinkCPU: UInt64
+    /// Allocations in the whole process.
+    var allocations: UInt64
+    /// Allocations by the reading thread (the publisher's capture thread in a window).
+    var threadAllocations: UInt64
+    /// RTP packets and bytes the publisher counted as sent (0 for the bare loop).
+    var packets: UInt64 = 0
+    var bytes: UInt64 = 0
+    /// RTCP packets the sink has seen (the publisher's sender reports).
+    var rtcpPackets: UInt64 = 0
+
+    /// Reads everything now. Allocation-free: clock reads and atomic loads.
+    static func now(sink: PacketSink, counters: StreamCounters? = nil) -> PipelineReading {
+        let allocations = AllocationCounter.count
+        let threadAllocations = alloc_counter_thread_count()
+        let processCPU = CPUClock.process()
+        let sinkCPU = sink.cpuNanoseconds
+        var reading = PipelineReading(processCPU: processCPU, sinkCPU: sinkCPU, allocations: allocations,
+                                      threadAllocations: threadAllocations)
+        if let counters {
+            let snapshot = counters.snapshot()
+            reading.packets = snapshot.packets
+            reading.bytes = snapshot.bytes
+        }
+        reading.rtcpPackets = sink.counts.rtcpPackets
+        return reading
+    }
+
+    /// CPU spent between `self` and `later` by everything but the sink, ns.
+    func cpu(until later: PipelineReading) -> UInt64 {
+        let process = later.processCPU - processCPU
+        let sink = later.sinkCPU - sinkCPU
+        return process > sink ? process - sink : 0
+    }
+}
+
+/// Collects the readings a `PreRenderedVideoSource` marks from the capture thread and
+/// tells the waiting thread when the last frame has gone out.
+final class WindowProbe: @unchecked Sendable {
+    private let sink: PacketSink
+    private let startIndex: Int
+    private let done = RunSemaphore()
+    /// Set before the pipeline starts (pthread_create orders it before the thread's reads).
+    var counters: StreamCounters?
+    /// The readings at the window's first frame and after its last.
+    private(set) var start: PipelineReading?
+    private(set) var end: PipelineReading?
+
+    init(sink: PacketSink, startIndex: Int) {
+        self.sink = sink
+        self.startIndex = startIndex
+    }
+
+    /// Called by the source on the capture thread.
+    func mark(_ index: Int) {
+        let reading = PipelineReading.now(sink: sink, counters: counters)
+        if index == startIndex { start = reading } else { end = reading; done.signal() }
+    }
+
+    /// Waits for the end mark; false after `milliseconds` without it.
+    func waitForEnd(milliseconds: Int) -> Bool { done.wait(milliseconds: milliseconds) }
+}

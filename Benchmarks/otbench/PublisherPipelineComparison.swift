@@ -1,0 +1,152 @@
+import CBareCodec
+import OTMedia
+
+/// OTKit's `PublisherPipeline` (VP8 → RFC 7741 → SRTP AEAD_AES_128_GCM → UDP, no audio)
+/// against the bare libvpx loop encoding the same frames with the same settings, and
+/// the pipeline's allocations per packet in steady state.
+///
+/// Method:
+/// - Both sides get the same pre-rendered frames in the same order with the same
+///   timestamps (`PreRenderedVideoSource`: round-robin, 33.3 ms apart); the encoder
+///   settings are `VP8Comparison`'s (cpu-used -6, 1 thread, 500 kbps, WebRTC's RC).
+/// - OTKit: a fresh pipeline per run sends to the `PacketSink`; the source marks frame
+///   `warmUp` and the end, and at each mark the capture thread reads the process CPU
+///   clock minus the sink's drain thread, the allocation counters, the packets sent.
+///   Every thread of the pipeline is in that figure: capture/encode/send, the feedback
+///   thread (sender reports), and the kernel's loopback work done in their system calls.
+/// - Bare: a fresh `bare_vp8` encoder per run on the main thread, the same frames, the
+///   same window, the same clock (process CPU minus the drain).
+/// - Runs alternate (OTKit, bare, bare, OTKit, …: the first side flips every pair);
+///   medians of the per-run CPU per frame.
+struct PublisherPipelineComparison {
+    let codec = VP8Comparison(width: 640, height: 480, bitrateKbps: 500)
+    /// Frames per run before the window (encoder start-up, first keyframe, first packets).
+    static let warmUp = 30
+    /// Frames in the window.
+    static let measured = 300
+
+    /// "publisher 640x480 500k".
+    var label: String { "publisher \(codec.width)x\(codec.height) \(codec.bitrateKbps)k" }
+
+    /// The SRTP keys both publishers use: AEAD_AES_128_GCM, bytes 0, 1, …, 27.
+    static var keyMaterial: SRTPKeyMaterial {
+        get throws { try SRTPKeyMaterial(profile: .aeadAES128GCM, keyAndSalt: (0..<28).map { UInt8($0) }) }
+    }
+
+    /// One OTKit run's figures.
+    struct Run {
+        /// Readings at the window's start and end.
+        var windowStart: PipelineReading
+        var windowEnd: PipelineReading
+        /// Readings before the pipeline was created and after it stopped.
+        var lifeStart: PipelineReading
+        var lifeEnd: PipelineReading
+    }
+
+    /// Runs the OTKit publisher over `total` frames; the window is [warmUp, total).
+    func runOTKit(frames: [VideoFrame], total: Int, warmUp: Int, sink: PacketSink) throws -> Run {
+        let probe = WindowProbe(sink: sink, startIndex: warmUp)
+        let source = PreRenderedVideoSource(frames: frames, count: total, marks: [warmUp]) { probe.mark($0) }
+        var configuration = PublisherConfiguration(destination: sink.address, video: codec.settings, audio: nil)
+        configuration.keys = SRTPLegKeys(send: try Self.keyMaterial, receive: try Self.keyMaterial)
+        configuration.localAddress = .ipv4Loopback()
+        let lifeStart = PipelineReading.now(sink: sink)
+        let pipeline = try PublisherPipeline(configuration: configuration, videoSource: source, audioSource: nil)
+        probe.counters = pipeline.videoCounters
+        try pipeline.start()
+        var finished = false
+        for _ in 0..<60 where !finished {
+            finished = probe.waitForEnd(milliseconds: 1000)
+            if !pipeline.errorsSeen.isEmpty { break }
+        }
+        pipeline.stop()
+        let lifeEnd = PipelineReading.now(sink: sink)
+        if let error = pipeline.errorsSeen.first { throw ScenarioError("\(label): the publisher failed: \(error)") }
+        guard finished, let start = probe.start, let end = probe.end else {
+            throw ScenarioError("\(label): the publisher did not send \(total) frames within 60 s")
+        }
+        return Run(windowStart: start, windowEnd: end, lifeStart: lifeStart, lifeEnd: lifeEnd)
+    }
+
+    /// One bare run: (CPU ns over the window, bytes over the window, allocations over it).
+    func runBare(frames: [VideoFrame], total: Int, warmUp: Int, sink: PacketSink) throws -> (cpu: UInt64, bytes: Int, allocations: UInt64) {
+        let encoder = try codec.makeBare()
+        defer { bare_vp8_destroy(encoder) }
+        var start = PipelineReading.now(sink: sink)
+        var bytes = 0
+        for index in 0..<total {
+            if index == warmUp { start = PipelineReading.now(sink: sink); bytes = 0 }
+            let frame = frames[index % frames.count]
+            frame.timestampNanoseconds = PreRenderedVideoSource.timestamp(ofFrame: index)
+            frame.sequence = UInt64(index)
+            bytes += try codec.encodeBare(encoder, frame)
+        }
+        let end = PipelineReading.now(sink: sink)
+        return (start.cpu(until: end), bytes, end.allocations - start.allocations)
+    }
+
+    /// Runs the CPU and allocation comparison; returns its rows.
+    func run(frames: [VideoFrame], runs: Int, sink: PacketSink, libsrtp: LibSRTPAllocations, log: ProgressLog) throws -> [BenchResult] {
+        let total = Self.warmUp + Self.measured
+        log("\(label): pipeline (VP8 → RTP → SRTP GCM → UDP to \(sink.address)) vs bare libvpx, "
+            + "\(Self.measured) frames after \(Self.warmUp) warm-up, \(runs) runs per side")
+        // Untimed warm-up of both sides (code, caches, the frames' pages, libsrtp init).
+        _ = try runOTKit(frames: frames, total: Self.warmUp + 10, warmUp: Self.warmUp, sink: sink)
+        _ = try runBare(frames: frames, total: Self.warmUp + 10, warmUp: Self.warmUp, sink: sink)
+
+        var otkitMs: [Double] = [], bareMs: [Double] = []
+        var rawAllocations: [Double] = [], addedAllocations: [Double] = []
+        var sentKbps: [Double] = [], bareKbps: [Double] = []
+        let seconds = Double(Self.measured) / 30
+        for run in 0..<runs {
+            var otkit: Run?
+            var bare: (cpu: UInt64, bytes: Int, allocations: UInt64)?
+            for side in 0..<2 {
+                if (side == 0) == (run % 2 == 0) {
+                    otkit = try runOTKit(frames: frames, total: total, warmUp: Self.warmUp, sink: sink)
+                } else {
+                    bare = try runBare(frames: frames, total: total, warmUp: Self.warmUp, sink: sink)
+                }
+            }
+            let o = otkit!, b = bare!
+            let oMs = Double(o.windowStart.cpu(until: o.windowEnd)) / 1e6 / Double(Self.measured)
+            let bMs = Double(b.cpu) / 1e6 / Double(Self.measured)
+            otkitMs.append(oMs); bareMs.append(bMs)
+            let packets = o.windowEnd.packets - o.windowStart.packets
+            let rtcp = o.windowEnd.rtcpPackets - o.windowStart.rtcpPackets
+            let allocations = o.windowEnd.allocations - o.windowStart.allocations
+            let captureThread = o.windowEnd.threadAllocations - o.windowStart.threadAllocations
+            let raw = Double(allocations) / Double(max(packets, 1))
+            // libsrtp's own share: 5 per RTP packet and per SRTCP compound with Debian's
+            // NSS build, more for the first SRTCP compound of the pipeline's RTCP session
+            // (libsrtp clones its stream template then), which is in the window when the
+            // sink saw no RTCP between the pipeline's creation and the window's start.
+            var libsrtpShare = libsrtp.perRTPPacket * Double(packets) + libsrtp.perRTCPPacket * Double(rtcp)
+            if rtcp > 0 && o.windowStart.rtcpPackets == o.lifeStart.rtcpPackets {
+                libsrtpShare += libsrtp.firstRTCPPacket - libsrtp.perRTCPPacket
+            }
+            let added = (Double(allocations) - libsrtpShare) / Double(max(packets, 1))
+            rawAllocations.append(raw); addedAllocations.append(added)
+            sentKbps.append(Double(o.windowEnd.bytes - o.windowStart.bytes) * 8 / seconds / 1000)
+            bareKbps.append(Double(b.bytes) * 8 / seconds / 1000)
+            log("  \(label) run \(run + 1)/\(runs): OTKit \(TableReport.format(oMs)) ms/frame, bare \(TableReport.format(bMs)) ms/frame, "
+                + "ratio \(TableReport.format(oMs / bMs)); \(packets) RTP + \(rtcp) RTCP packets, \(allocations) allocations "
+                + "(\(captureThread) on the capture thread), bare \(b.allocations)")
+        }
+        log("  \(label): OTKit \(summary(otkitMs)), bare \(summary(bareMs))")
+        let worstAdded = addedAllocations.max()!
+        return [
+            .compared("\(label) pipeline CPU vs bare libvpx", value: median(otkitMs), unit: "ms/frame",
+                      baseline: median(bareMs), goal: 1.05),
+            .bounded("\(label) allocations added", value: abs(worstAdded) < 1e-9 ? 0 : worstAdded, unit: "allocs/packet",
+                     baseline: libsrtp.perRTPPacket, goal: 0),
+            .info("\(label) allocations raw", value: rawAllocations.max()!, unit: "allocs/packet"),
+            .info("\(label) sent bitrate (SRTP)", value: median(sentKbps), unit: "kbps", baseline: median(bareKbps)),
+        ]
+    }
+
+    private func summary(_ values: [Double]) -> String {
+        let sorted = values.sorted()
+        return "\(TableReport.format(median(sorted))) (\(TableReport.format(sorted.first!))–\(TableReport.format(sorted.last!))) ms/frame"
+    }
+}
