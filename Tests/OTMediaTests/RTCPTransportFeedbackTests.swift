@@ -203,7 +203,7 @@ import Testing
     }
 
     @Test func sizeLimitSplitsFeedbackAcrossPackets() throws {
-        var random = RTCPTestRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         var time: UInt64 = 0
         let records = (0 ..< 600).map { index -> TWCCReceivedPacket in
             time += UInt64(random.below(200_000))  // up to 200 ms apart: many large deltas
@@ -238,7 +238,7 @@ import Testing
 
     /// Random receive patterns, built and parsed back.
     @Test func randomPatternsRoundTrip() throws {
-        var random = RTCPTestRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         for _ in 0 ..< 300 {
             var sequence = UInt16(truncatingIfNeeded: random.next())
             var time = random.next() % 1_000_000_000_000

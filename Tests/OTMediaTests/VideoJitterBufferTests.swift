@@ -181,7 +181,7 @@ private final class Harness {
             if random(100) < 5 { lost.insert(n); continue }  // 5 % loss
             pending.append(n)
             if pending.count < 3 && random(2) == 0 { continue }  // hold some back: reordering
-            var generator = FixedRandom(seed: UInt64(n))
+            var generator = SplitMix64(seed: UInt64(n))
             pending.shuffle(using: &generator)
             for p in pending {
                 let now = UInt64(p / 4) * 33 * ms
@@ -207,18 +207,5 @@ private final class Harness {
         }
         #expect(h.released.count == decodable)
         #expect(refused == 0)
-    }
-}
-
-/// A deterministic generator for shuffles in tests.
-struct FixedRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

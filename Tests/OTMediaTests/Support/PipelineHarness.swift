@@ -178,7 +178,7 @@ final class GarbageSprayer: @unchecked Sendable {
     private func spray() {
         let pool = PacketBufferPool(initialCount: 4, bufferSize: 4096)
         let batch = UDPMessageBatch(capacity: 1)
-        var random = FixedRandom(seed: 99)
+        var random = SplitMix64(seed: 99)
         var round = 0
         while running.load(ordering: .relaxed) {
             for target in targets {
