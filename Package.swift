@@ -12,6 +12,7 @@ let package = Package(
     name: "OTKit",
     products: [
         .library(name: "OTMedia", targets: ["OTMedia"]),
+        .library(name: "OTKit", targets: ["OTKit"]),
         .executable(name: "otkit", targets: ["otkit"]),
         .executable(name: "otbench", targets: ["otbench"]),
     ],
@@ -30,6 +31,7 @@ let package = Package(
             name: "OTMedia",
             dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP"]
         ),
+        .target(name: "OTKit", dependencies: ["OTMedia"]),
         .executableTarget(name: "otkit", dependencies: ["OTMedia"]),
 
         // Benchmarks: the runner, the bare C codec loops it measures against, and a
@@ -56,6 +58,7 @@ let package = Package(
         // Test-only: OpenSSL primitives for an independent SRTP implementation to check libsrtp2 against.
         .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto"]),
+        .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia"]),
     ],
     swiftLanguageModes: [.v6]
 )

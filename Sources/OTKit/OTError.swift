@@ -1,0 +1,61 @@
+import OTMedia
+
+/// An error as OpenTok reports it: a domain, OpenTok's numeric code in that domain, and
+/// a message a person can act on. Returned synchronously by calls and passed to the
+/// delegates' `didFailWithError` methods. Cost: a value with one string.
+public struct OTError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Which object the error is about.
+    public let domain: OTErrorDomain
+    /// OpenTok's code in `domain` (see `OTSessionErrorCode` and its siblings).
+    public let code: Int32
+    /// What went wrong and what would fix it.
+    public let message: String
+
+    /// A session error.
+    public init(_ code: OTSessionErrorCode, _ message: String) {
+        self.domain = .session
+        self.code = code.rawValue
+        self.message = message
+    }
+
+    /// A publisher error.
+    public init(_ code: OTPublisherErrorCode, _ message: String) {
+        self.domain = .publisher
+        self.code = code.rawValue
+        self.message = message
+    }
+
+    /// A subscriber error.
+    public init(_ code: OTSubscriberErrorCode, _ message: String) {
+        self.domain = .subscriber
+        self.code = code.rawValue
+        self.message = message
+    }
+
+    /// The session code, when this is a session error.
+    public var sessionCode: OTSessionErrorCode? { domain == .session ? OTSessionErrorCode(rawValue: code) : nil }
+    /// The publisher code, when this is a publisher error.
+    public var publisherCode: OTPublisherErrorCode? { domain == .publisher ? OTPublisherErrorCode(rawValue: code) : nil }
+    /// The subscriber code, when this is a subscriber error.
+    public var subscriberCode: OTSubscriberErrorCode? { domain == .subscriber ? OTSubscriberErrorCode(rawValue: code) : nil }
+
+    /// "OTSessionErrorDomain 1004: <message>".
+    public var description: String { "\(domain.rawValue) \(code): \(message)" }
+
+    /// A publisher error for an engine failure: a lost or busy camera, a codec or a
+    /// transport failure, keeping the engine's message.
+    public init(publishing error: MediaError) {
+        switch error.code {
+        case .systemError: self.init(OTPublisherErrorCode.webRTCError, error.message)
+        default: self.init(OTPublisherErrorCode.internalError, error.message)
+        }
+    }
+
+    /// A subscriber error for an engine failure (decoder, transport), keeping its message.
+    public init(subscribing error: MediaError) {
+        switch error.code {
+        case .systemError: self.init(OTSubscriberErrorCode.webRTCError, error.message)
+        default: self.init(OTSubscriberErrorCode.internalError, error.message)
+        }
+    }
+}
