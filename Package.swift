@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "OTMedia", targets: ["OTMedia"]),
         .library(name: "OTKit", targets: ["OTKit"]),
+        .library(name: "OTSignaling", targets: ["OTSignaling"]),
         .executable(name: "otkit", targets: ["otkit"]),
         .executable(name: "otbench", targets: ["otbench"]),
     ],
@@ -24,6 +25,7 @@ let package = Package(
         cModule("CYUV", apt: ["libyuv-dev"]),
         cModule("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
         cModule("CSRTP", pkgConfig: "libsrtp2", apt: ["libsrtp2-dev"]),
+        cModule("COpenSSL", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         // recvmmsg/sendmmsg, ppoll, eventfd: compiled with _GNU_SOURCE, which Glibc's module lacks.
         .target(name: "CUDP", path: "CModules/CUDP"),
 
@@ -33,6 +35,8 @@ let package = Package(
         ),
         .target(name: "OTKit", dependencies: ["OTMedia"]),
         .executableTarget(name: "otkit", dependencies: ["OTMedia"]),
+        // Tokens, session ids, project JWTs and (later) the wire messages; no OTMedia.
+        .target(name: "OTSignaling", dependencies: ["COpenSSL"]),
 
         // Benchmarks: the runner, the bare C codec loops it measures against, and a
         // malloc interposer that counts allocations in the whole process.
@@ -59,6 +63,7 @@ let package = Package(
         .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto"]),
         .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia"]),
+        .testTarget(name: "OTSignalingTests", dependencies: ["OTSignaling"]),
     ],
     swiftLanguageModes: [.v6]
 )
