@@ -14,7 +14,10 @@ packages=(
   libyuv-dev        # pixel conversion and scaling
   libturbojpeg0-dev # MJPEG cameras
   libsrtp2-dev      # SRTP
-  libssl-dev        # OpenSSL: DTLS later; the SRTP tests cross-check against its AES-GCM
+  libssl-dev        # OpenSSL: token/JWT HMACs (OTSignaling), DTLS later; the SRTP tests cross-check its AES-GCM
+  openssl           # the openssl CLI: token tests recompute HMACs with `openssl dgst`
+  python3-venv      # token interop tests install the opentok Python SDK into a venv under .build/
+                    # (Debian's python3 needs this for `python3 -m venv`; a pyenv python has it built in)
   # GStreamer: the interop tests' independent peer (gst-launch-1.0 with srtpenc/srtpdec,
   # rtpbin, vp8enc/dec, rtpvp8pay/depay, opusenc/dec, rtpopuspay/depay, y4mdec, wavenc)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
