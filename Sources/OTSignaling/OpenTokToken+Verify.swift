@@ -6,8 +6,9 @@ extension OpenTokToken {
     /// for `credentials.apiKey` (T1 `partner_id`, JWT `iss`); the signature with the secret,
     /// compared in constant time; that its session id decodes and belongs to the key; that
     /// it is for `sessionID` (when given); that it has not expired at `now`; that the expiry
-    /// is at most 30 days after issue and after `now`; the role; connection data and
-    /// layout class list at most 1000 characters.
+    /// is at most 30 days after issue (an issue time up to ``clockSkewAllowance`` ahead of
+    /// `now` is believed); the role; connection data and layout class list at most 1000
+    /// characters.
     ///
     /// - Returns: the grant.
     /// - Throws: ``OTSignalingError`` for the first failed check; each has ``OTSignalingError/openTokCode`` 1004.
@@ -35,7 +36,7 @@ extension OpenTokToken {
             throw .wrongSession(expected: expectedSessionID, actual: fields.sessionID)
         }
         guard fields.expireTime > now else { throw .expired(expireTime: fields.expireTime, now: now) }
-        let limit = min(fields.issuedAt, now) + UnixTime.thirtyDays
+        let limit = min(fields.issuedAt, now + clockSkewAllowance) + UnixTime.thirtyDays
         guard fields.expireTime <= limit else { throw .expiryTooFar(expireTime: fields.expireTime, limit: limit) }
         guard let role = Role(rawValue: fields.role) else { throw .unknownRole(fields.role) }
         let dataLength = fields.connectionData.unicodeScalars.count
@@ -49,6 +50,11 @@ extension OpenTokToken {
             connectionData: fields.connectionData.isEmpty ? nil : fields.connectionData,
             initialLayoutClassList: fields.layoutClassList.split(separator: " ").map(String.init))
     }
+
+    /// How far ahead of this machine's clock a token's issue time may be (300 s) when the
+    /// 30-day limit is measured from it: a server SDK on a slightly fast clock still gets
+    /// its maximum-lifetime tokens accepted.
+    public static let clockSkewAllowance: Int64 = 300
 
     /// The API key a token claims to be signed by (T1 `partner_id`, JWT `iss`), read
     /// without verifying anything: lets a multi-project router pick the secret to verify

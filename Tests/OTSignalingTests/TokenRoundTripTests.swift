@@ -50,6 +50,22 @@ import Testing
         #expect(grant.expireTime == Fixtures.now + 2_592_000)
     }
 
+    /// A server whose clock runs 60 s fast issues a 30-day token: still accepted.
+    @Test(arguments: TokenFormat.allCases)
+    func thirtyDaysFromASlightlyFastClockIsAccepted(format: TokenFormat) throws {
+        let issuer = Fixtures.now + 60
+        let token = try OpenTokToken.generate(sessionID: Fixtures.sessionID, credentials: Fixtures.credentials,
+                                              expireTime: issuer + 2_592_000, format: format, now: issuer)
+        let grant = try OpenTokToken.verify(token, credentials: Fixtures.credentials, sessionID: nil, now: Fixtures.now)
+        #expect(grant.expireTime == issuer + 2_592_000)
+        #expect(throws: OTSignalingError.self) {
+            try OpenTokToken.verify(try OpenTokToken.generate(sessionID: Fixtures.sessionID, credentials: Fixtures.credentials,
+                                                              expireTime: issuer + 2_592_000 + 400, format: format,
+                                                              now: issuer + 400),
+                                    credentials: Fixtures.credentials, sessionID: nil, now: Fixtures.now)
+        }
+    }
+
     @Test func noncesAreRandom() throws {
         let nonces = try (0..<20).map { _ in
             try OpenTokToken.verify(try OpenTokToken.generate(sessionID: Fixtures.sessionID, credentials: Fixtures.credentials,
