@@ -2,9 +2,9 @@ extension OpenTokToken {
     /// Checks a connection token and says what it grants.
     ///
     /// Checks, in order: the shape (``TokenFormat/t1`` if it starts with `T1==`, else a
-    /// JWT with `alg` HS256, `ist` `project`, `scope` `session.connect`); that it was issued
-    /// for `credentials.apiKey` (T1 `partner_id`, JWT `iss`); the signature with the secret,
-    /// compared in constant time; that its session id decodes and belongs to the key; that
+    /// JWT with `alg` HS256); that it was issued for `credentials.apiKey` (T1 `partner_id`,
+    /// JWT `iss`); the signature with the secret, compared in constant time; the required
+    /// fields (JWT: `ist` `project`, `scope` `session.connect`); that its session id decodes and belongs to the key; that
     /// it is for `sessionID` (when given); that it has not expired at `now`; that the expiry
     /// is at most 30 days after issue (an issue time up to ``clockSkewAllowance`` ahead of
     /// `now` is believed); the role; connection data and layout class list at most 1000
