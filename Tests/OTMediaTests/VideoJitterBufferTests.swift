@@ -209,3 +209,17 @@ private final class Harness {
         #expect(refused == 0)
     }
 }
+
+@Suite struct VideoJitterBufferDecoderFeedbackTests {
+    @Test func aFrameTheDecoderRefusedMakesTheBufferWaitForAKeyframeAndAskAtOnce() {
+        let h = Harness(), s = Stream(packetsPerFrame: 1, keyframeEvery: 5)
+        h.insert(s.packet(0, arrival: 0), 0)
+        h.drain(now: 0)
+        #expect(!h.buffer.isWaitingForKeyframe)
+        h.buffer.decoderLostReference()
+        #expect(h.buffer.keyframeRequestDue(now: 1), "asked at once, not after an interval")
+        for n in 1..<6 { h.insert(s.packet(n, arrival: 0), n) }
+        h.drain(now: 2)
+        #expect(h.released.map(\.1) == [[0], [5]], "deltas 1-4 are dropped until keyframe 5")
+    }
+}

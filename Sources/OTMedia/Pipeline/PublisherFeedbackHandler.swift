@@ -8,18 +8,20 @@
 final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private let pipeline: PublisherPipeline
     private let srtp: SRTPSession?
-    private let rtcp: RTCPSender?
+    private let rtcp: RTCPSender
     private let ntp = NTPClock.system()
     private var receiveBuffers: [PacketBuffer] = []
     private var resend: [PacketBuffer] = []
     private let messages = UDPMessageBatch(capacity: 16)
     private var nextReport: UInt64 = 0
 
-    init(pipeline: PublisherPipeline) {
+    init(pipeline: PublisherPipeline) throws(MediaError) {
         self.pipeline = pipeline
         let keys = pipeline.configuration.keys
-        srtp = try? keys.map { k throws(SRTPError) in try SRTPSession(keys: k.receive, direction: .receiver) }
-        rtcp = try? RTCPSender(socket: pipeline.socket, pool: pipeline.pool, keys: keys?.send, cname: pipeline.configuration.cname)
+        do { srtp = try keys.map { k throws(SRTPError) in try SRTPSession(keys: k.receive, direction: .receiver) } } catch {
+            throw MediaError(.invalidArgument, "SRTCP receiver: \(error)")
+        }
+        rtcp = try RTCPSender(socket: pipeline.socket, pool: pipeline.pool, keys: keys?.send, cname: pipeline.configuration.cname)
         for _ in 0..<16 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
         resend.reserveCapacity(64)
     }
@@ -104,7 +106,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     }
 
     private func flushResends() {
-        guard !resend.isEmpty, let rtcp else { return }
+        guard !resend.isEmpty else { return }
         let sent = rtcp.sendPrepared(resend)
         var bytes: UInt64 = 0
         for buffer in resend.prefix(sent) { bytes += UInt64(buffer.length) }
@@ -146,7 +148,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     }
 
     private func sendReport(for sender: RTPStreamSender, to destination: SocketAddress, now: UInt64) {
-        guard let rtcp, sender.hasSent else { return }
+        guard sender.hasSent else { return }
         let counts = sender.senderReportCounts()
         let report = SenderReport(ssrc: sender.parameters.ssrc, ntpTimestamp: ntp.timestamp(atMonotonic: now),
                                   rtpTimestamp: sender.rtpTimestamp(at: now), packetCount: counts.packets,

@@ -71,7 +71,7 @@ public final class PublisherPipeline: Sendable {
     public func start() throws(MediaError) {
         try videoSource?.start()
         try audioSource?.start()
-        let handler = PublisherFeedbackHandler(pipeline: self)
+        let handler = try PublisherFeedbackHandler(pipeline: self)
         do {
             let thread = try PipelineThread(name: "otk-pub-rtcp", clock: clock, sockets: [socket], handler: handler)
             feedback.withLock { $0 = thread }

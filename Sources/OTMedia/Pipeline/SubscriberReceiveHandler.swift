@@ -13,7 +13,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private let pipeline: SubscriberPipeline
     private let configuration: SubscriberConfiguration
     private let srtp: SRTPSession?
-    private let rtcp: RTCPSender?
+    private let rtcp: RTCPSender
     private let ntp = NTPClock.system()
     private let messages = UDPMessageBatch(capacity: 32)
     private var receiveBuffers: [PacketBuffer] = []
@@ -260,8 +260,12 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
                 }
             }
         }
-        // A frame libvpx refused leaves the decoder without its reference: ask for a keyframe.
-        if decodeFailed { pipeline.videoCounters.badPackets.add(1, ordering: .relaxed) }
+        // A frame libvpx refused leaves the decoder without its reference: the jitter buffer
+        // then waits for a keyframe and asks for one.
+        if decodeFailed {
+            pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
+            videoJitter.decoderLostReference()
+        }
     }
 
     // MARK: - Feedback
@@ -278,7 +282,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
 
     /// NACKs for aged holes and a PLI when the decoder needs a keyframe, at most every 5 ms.
     private func sendFeedback(now: UInt64) {
-        guard now >= nextFeedbackCheck, let rtcp, let destination = feedbackDestination, let ssrc = videoSSRC else { return }
+        guard now >= nextFeedbackCheck, let destination = feedbackDestination, let ssrc = videoSSRC else { return }
         nextFeedbackCheck = now + 5_000_000
         let count = videoJitter.collectNACKs(now: now, into: nackScratch)
         let wantsKeyframe = videoJitter.keyframeRequestDue(now: now)
@@ -300,18 +304,18 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
 
     /// RR + SDES with one report block per stream received (RFC 3550 6.4.2).
     private func sendReceiverReport(now: UInt64) {
-        guard let rtcp, let destination = feedbackDestination else { return }
+        guard let destination = feedbackDestination else { return }
         var blocks = (ReportBlock(ssrc: 0), ReportBlock(ssrc: 0))
         var count = 0
         if let ssrc = videoSSRC {
             let block = reportBlock(ssrc: ssrc, statistics: &videoStatistics, note: videoReport, now: now)
-            publish(block, statistics: videoStatistics, to: pipeline.videoCounters)
+            publish(videoStatistics, to: pipeline.videoCounters)
             blocks.0 = block
             count = 1
         }
         if let ssrc = audioSSRC {
             let block = reportBlock(ssrc: ssrc, statistics: &audioStatistics, note: audioReport, now: now)
-            publish(block, statistics: audioStatistics, to: pipeline.audioCounters)
+            publish(audioStatistics, to: pipeline.audioCounters)
             if count == 0 { blocks.0 = block } else { blocks.1 = block }
             count += 1
         }
@@ -336,7 +340,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
                            delaySinceLastSenderReport: note.middle32 == 0 ? 0 : delay)
     }
 
-    private func publish(_ block: ReportBlock, statistics: ReceiveStreamStatistics, to counters: StreamCounters) {
+    private func publish(_ statistics: ReceiveStreamStatistics, to counters: StreamCounters) {
         counters.packetsLost.store(statistics.cumulativeLost, ordering: .relaxed)
         counters.jitter.store(statistics.jitterNanoseconds, ordering: .relaxed)
     }

@@ -39,14 +39,14 @@ public struct ReceiveStreamStatistics: Sendable, Equatable {
             baseSequence = Int64(sequence)
             extendedHighestSequence = baseSequence
         } else {
-            let delta = Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: extendedHighestSequence)))
+            let delta = Int64(RTPSerial.distance(from: UInt16(truncatingIfNeeded: extendedHighestSequence), to: sequence))
             extendedHighestSequence = max(extendedHighestSequence, extendedHighestSequence + delta)
         }
         // A.8: transit = arrival (in RTP units) - RTP timestamp; J += (|D| - J) / 16.
         // Arrival in RTP units wraps like the timestamp does, so the difference is taken
         // modulo 2^32 and read as signed.
         let arrival = UInt32(truncatingIfNeeded: arrivalNanoseconds * UInt64(clockRate) / 1_000_000_000)
-        let transit = Int64(Int32(bitPattern: arrival &- rtpTimestamp))
+        let transit = Int64(RTPSerial.distance(from: rtpTimestamp, to: arrival))
         if hasTransit {
             let d = Double(abs(transit - lastTransit))
             jitter += (d - jitter) / 16

@@ -29,7 +29,7 @@ public struct SenderClockMapping: Sendable, Equatable {
     /// The sender's wall-clock time (ns) of the sample stamped `rtp`: timestamps within
     /// ±2^31 of the report's, forwards or backwards, map correctly across the wrap.
     public func senderTime(of rtp: UInt32) -> Int64 {
-        let ticks = Int64(Int32(bitPattern: rtp &- rtpTimestamp))
+        let ticks = Int64(RTPSerial.distance(from: rtpTimestamp, to: rtp))
         return senderNanoseconds + ticks * 1_000_000_000 / Int64(clockRate)
     }
 }

@@ -99,7 +99,7 @@ public final class AudioJitterBuffer {
             highest = head
             startAt = now + targetDelayNanoseconds
         }
-        let delta = Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: highest)))
+        let delta = Int64(RTPSerial.distance(from: UInt16(truncatingIfNeeded: highest), to: sequence))
         let extended = highest + delta
         if extended < head && !playing && highest - extended < Int64(maximumBuffered) {
             head = extended  // the stream's real first packet, reordered before playout began

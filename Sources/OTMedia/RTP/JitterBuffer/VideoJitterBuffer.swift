@@ -259,6 +259,13 @@ public final class VideoJitterBuffer {
         return true
     }
 
+    /// Tells the buffer that the decoder refused a frame it released (a corrupt
+    /// bitstream): the frames after it cannot be decoded either, so the buffer drops
+    /// deltas until a keyframe and asks for one at once.
+    public func decoderLostReference() {
+        markReferenceLost()
+    }
+
     /// Drops every buffered packet (handles to `discard`) and starts over, waiting for a
     /// keyframe: for a new stream or an SSRC change.
     public func reset(discard: (Int) -> Void) {
@@ -294,7 +301,7 @@ public final class VideoJitterBuffer {
 
     /// Extends a 16-bit sequence number to the one nearest the highest seen.
     private func unwrap(_ sequence: UInt16) -> Int64 {
-        let delta = Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: highest)))
+        let delta = Int64(RTPSerial.distance(from: UInt16(truncatingIfNeeded: highest), to: sequence))
         return highest + delta
     }
 
