@@ -14,7 +14,6 @@
 #include <libv4l2.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/eventfd.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +21,6 @@
 // VIDIOC_* request numbers: _IOR/_IOWR macros are not importable.
 static const unsigned long CV4L2_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
 static const unsigned long CV4L2_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
-static const unsigned long CV4L2_VIDIOC_G_FMT = VIDIOC_G_FMT;
 static const unsigned long CV4L2_VIDIOC_S_FMT = VIDIOC_S_FMT;
 static const unsigned long CV4L2_VIDIOC_REQBUFS = VIDIOC_REQBUFS;
 static const unsigned long CV4L2_VIDIOC_QUERYBUF = VIDIOC_QUERYBUF;
@@ -36,13 +34,6 @@ static const unsigned long CV4L2_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES
 static const unsigned long CV4L2_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;
 static const unsigned long CV4L2_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
 static const unsigned long CV4L2_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
-
-// Pixel format codes: v4l2_fourcc() is a function-like macro, not importable.
-static const uint32_t CV4L2_PIX_FMT_YUYV = V4L2_PIX_FMT_YUYV;
-static const uint32_t CV4L2_PIX_FMT_NV12 = V4L2_PIX_FMT_NV12;
-static const uint32_t CV4L2_PIX_FMT_YUV420 = V4L2_PIX_FMT_YUV420;
-static const uint32_t CV4L2_PIX_FMT_MJPEG = V4L2_PIX_FMT_MJPEG;
-static const uint32_t CV4L2_PIX_FMT_JPEG = V4L2_PIX_FMT_JPEG;
 
 // ioctl(2) is variadic (not callable from Swift) and may be interrupted by a signal;
 // this retries on EINTR and returns -1 with errno set on failure, like ioctl.

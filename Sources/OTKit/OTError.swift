@@ -42,19 +42,21 @@ public struct OTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// "OTSessionErrorDomain 1004: <message>".
     public var description: String { "\(domain.rawValue) \(code): \(message)" }
 
-    /// A publisher error for an engine failure: a lost or busy camera, a codec or a
-    /// transport failure, keeping the engine's message.
+    /// A publisher error for an engine failure, keeping the engine's message: a media
+    /// path failure (socket, sending) is OpenTok's WebRTC error (1610); a device, codec
+    /// or file failure is an internal error (2000).
     public init(publishing error: MediaError) {
         switch error.code {
-        case .systemError: self.init(OTPublisherErrorCode.webRTCError, error.message)
+        case .networkFailure: self.init(OTPublisherErrorCode.webRTCError, error.message)
         default: self.init(OTPublisherErrorCode.internalError, error.message)
         }
     }
 
-    /// A subscriber error for an engine failure (decoder, transport), keeping its message.
+    /// A subscriber error for an engine failure, keeping its message: media path
+    /// failures are WebRTC errors (1600), decoder and other failures internal (2000).
     public init(subscribing error: MediaError) {
         switch error.code {
-        case .systemError: self.init(OTSubscriberErrorCode.webRTCError, error.message)
+        case .networkFailure: self.init(OTSubscriberErrorCode.webRTCError, error.message)
         default: self.init(OTSubscriberErrorCode.internalError, error.message)
         }
     }

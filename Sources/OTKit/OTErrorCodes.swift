@@ -69,7 +69,7 @@ public enum OTPublisherErrorCode: Int32, Sendable, CaseIterable {
     case success = 0
     /// The session disconnected (`OTSessionDisconnected`).
     case sessionDisconnected = 1010
-    /// The media path failed (`OTPublisherWebRTCError`; OTKit: transport or device failure).
+    /// The media path failed (`OTPublisherWebRTCError`; OTKit: a socket or send failure).
     case webRTCError = 1610
     /// An internal error, e.g. the camera or encoder failed (`OTPublisherInternalError`).
     case internalError = 2000

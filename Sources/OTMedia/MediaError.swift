@@ -23,6 +23,9 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case codecFailure
         /// A file is malformed (bad Y4M or WAV header, truncated data).
         case malformedInput
+        /// The media path failed: a socket could not be bound, datagrams could not be
+        /// sent, a pipeline thread could not start (OpenTok reports these as WebRTC errors).
+        case networkFailure
         /// A system call failed for another reason (the message has errno's text).
         case systemError
         /// A file source has no more frames.

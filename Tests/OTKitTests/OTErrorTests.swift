@@ -47,7 +47,9 @@ import OTMedia
         let lost = OTError(publishing: MediaError(.deviceLost, "camera /dev/video0 was unplugged"))
         #expect(lost.publisherCode == .internalError)
         #expect(lost.message.contains("/dev/video0"))
-        let network = OTError(subscribing: MediaError(.systemError, "recvmmsg failed"))
+        let network = OTError(subscribing: MediaError(.networkFailure, "cannot bind 127.0.0.1:5004"))
         #expect(network.subscriberCode == .webRTCError)
+        let ioctl = OTError(publishing: MediaError(.systemError, "VIDIOC_DQBUF failed"))
+        #expect(ioctl.publisherCode == .internalError, "a camera ioctl failure is not a network error")
     }
 }

@@ -63,4 +63,22 @@ import Testing
         let played = (0..<4).map { _ in buffer.pull(now: 0) }
         #expect(played == [.decode(handle: 65534), .decode(handle: 65535), .decode(handle: 0), .decode(handle: 1)])
     }
+
+    @Test func playoutThatOutranTheStreamStartsOverBehindItWithTheFullDelay() {
+        let buffer = AudioJitterBuffer(targetDelayMilliseconds: 40)
+        var discarded: [Int] = []
+        for n in 0..<3 { _ = buffer.insert(sequence: UInt16(n), handle: n, now: UInt64(n) * 20 * ms) { discarded.append($0) } }
+        // Playout runs on for 10 slots; the sender paused after packet 2.
+        var played: [AudioJitterBuffer.Playout] = []
+        for tick in 0..<12 { played.append(buffer.pull(now: 40 * ms + UInt64(tick) * 20 * ms)) }
+        #expect(played.prefix(3) == [.decode(handle: 0), .decode(handle: 1), .decode(handle: 2)])
+        // The sender resumes with packet 3: behind playout, nothing buffered. It must not
+        // be refused for good: playout starts over behind it, after the target delay.
+        let now: UInt64 = 300 * ms
+        #expect(buffer.insert(sequence: 3, handle: 3, now: now) { discarded.append($0) } == .stored)
+        #expect(buffer.statistics.resynchronizations == 1)
+        #expect(buffer.pull(now: now + 39 * ms) == .waiting)
+        #expect(buffer.pull(now: now + 40 * ms) == .decode(handle: 3))
+        #expect(discarded.isEmpty)
+    }
 }

@@ -71,7 +71,7 @@ extension HardwareV4L2Tests {
         try Self.setVividControl("Inject Fatal Streaming Error", to: 0)
         let lost = Self.readUntilError(camera)
         #expect(lost?.code == .deviceLost, "\(String(describing: lost))")
-        camera.stop()
+        // start() alone (no stop() first) must reopen the lost stream, as documented.
         try camera.start()
         #expect(try camera.nextFrame(timeoutMilliseconds: 3000) != nil, "start() after a lost stream streams again")
     }

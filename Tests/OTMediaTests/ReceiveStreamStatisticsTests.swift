@@ -43,4 +43,17 @@ import Testing
         #expect(stats.cumulativeLost == -1, "three expected, four received (one duplicate)")
         #expect(stats.takeFractionLost() == 0)
     }
+
+    @Test func arrivalsLongAfterBootDoNotOverflow() {
+        // CLOCK_MONOTONIC after 300 days up: ns × 90 000 would not fit in 64 bits.
+        var stats = ReceiveStreamStatistics(clockRate: 90_000)
+        let boot: UInt64 = 300 * 86_400 * 1_000_000_000
+        for n in 0..<50 {
+            stats.record(sequence: UInt16(n), rtpTimestamp: UInt32(n * 3000), bytes: 100,
+                         arrivalNanoseconds: boot + UInt64(n) * 33_333_333)
+        }
+        #expect(stats.jitter < 1, "steady 30 fps arrivals: jitter \(stats.jitter)")
+        #expect(RTPClockTime.ticks(nanoseconds: boot + 1_500_000_000, rate: 90_000)
+                == 300 * 86_400 * 90_000 + 135_000)
+    }
 }

@@ -25,7 +25,8 @@ public final class VP8Decoder: @unchecked Sendable {
         codec.initialize(to: vpx_codec_ctx_t())
         let status = cvpx_vp8_dec_init(codec, 1)
         guard status == VPX_CODEC_OK else {
-            codec.deallocate()
+            // deinit still runs (every property is set) and destroys and frees `codec`;
+            // vpx_codec_destroy on a context that failed to open only returns an error.
             throw MediaError(.codecFailure, "libvpx could not create a VP8 decoder: \(VP8Encoder.describe(status))")
         }
     }

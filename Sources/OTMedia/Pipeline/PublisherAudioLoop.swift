@@ -55,7 +55,7 @@ final class PublisherAudioLoop: @unchecked Sendable {
             pipeline.audioCounters.packets.add(UInt64(result.count), ordering: .relaxed)
             pipeline.audioCounters.bytes.add(UInt64(buffer.length), ordering: .relaxed)
         } catch {
-            throw MediaError(.systemError, "audio send failed: \(error)")
+            throw MediaError(.networkFailure, "audio send failed: \(error)")
         }
     }
 }

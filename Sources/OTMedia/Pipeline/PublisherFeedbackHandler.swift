@@ -9,14 +9,16 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private let pipeline: PublisherPipeline
     private let srtp: SRTPSession?
     private let rtcp: RTCPSender
-    private let ntp = NTPClock.system()
+    private let ntp: NTPClock
     private var receiveBuffers: [PacketBuffer] = []
     private var resend: [PacketBuffer] = []
     private let messages = UDPMessageBatch(capacity: 16)
+    private let resendMessages = UDPMessageBatch(capacity: 32)
     private var nextReport: UInt64 = 0
 
     init(pipeline: PublisherPipeline) throws(MediaError) {
         self.pipeline = pipeline
+        ntp = NTPClock.system(monotonicNanoseconds: pipeline.clock.nanoseconds())
         let keys = pipeline.configuration.keys
         do { srtp = try keys.map { k throws(SRTPError) in try SRTPSession(keys: k.receive, direction: .receiver) } } catch {
             throw MediaError(.invalidArgument, "SRTCP receiver: \(error)")
@@ -34,7 +36,9 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     }
 
     func socketReadable(_ index: Int, now: UInt64) {
-        while true {
+        // A bounded number of batches per turn, so timers (sender reports) still run
+        // under a flood; the poll loop comes straight back if more is waiting.
+        for _ in 0..<8 {
             guard let result = try? pipeline.socket.receive(into: receiveBuffers, batch: messages),
                   case .processed(let count) = result, count > 0 else { return }
             for buffer in receiveBuffers.prefix(count) { handle(buffer, now: now) }
@@ -107,7 +111,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
 
     private func flushResends() {
         guard !resend.isEmpty else { return }
-        let sent = rtcp.sendPrepared(resend)
+        let sent = (try? pipeline.socket.send(resend, batch: resendMessages).count) ?? 0
         var bytes: UInt64 = 0
         for buffer in resend.prefix(sent) { bytes += UInt64(buffer.length) }
         pipeline.videoCounters.retransmissions.add(UInt64(sent), ordering: .relaxed)

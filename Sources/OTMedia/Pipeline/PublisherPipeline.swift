@@ -8,8 +8,11 @@ import Synchronization
 ///
 /// Threads: one capture thread per stream (source → encoder → socket) and one feedback
 /// thread (socket → RTCP). They share the socket (the kernel serializes datagrams), the
-/// retransmission store (a lock around one memcpy) and atomics; no lock is held across
+/// retransmission store (a lock around memcpys) and atomics; no lock is held across
 /// I/O and nothing is allocated per frame or packet in steady state.
+///
+/// Lifetime: like a running `Thread`, a started pipeline is kept alive by its threads
+/// until `stop()`; call it when done (dropping the last reference does not stop it).
 public final class PublisherPipeline: Sendable {
     /// The configuration it runs with.
     public let configuration: PublisherConfiguration
@@ -34,6 +37,8 @@ public final class PublisherPipeline: Sendable {
     private let feedback = Mutex<PipelineThread?>(nil)
     private let errors = Mutex<[MediaError]>([])
     private let frameHook = Mutex<(@Sendable (_ sequence: UInt64, _ captureNanoseconds: UInt64) -> Void)?>(nil)
+    /// Lets the capture thread skip `frameHook`'s lock on every frame when no hook is set.
+    private let hasFrameHook = Atomic<Bool>(false)
 
     /// Binds the socket and prepares encoders' parameters; nothing is sent before
     /// `start()`. Throws when a codec setting or the socket is refused.
@@ -47,7 +52,7 @@ public final class PublisherPipeline: Sendable {
             socket = try UDPSocket(bindingTo: configuration.localAddress, receiveBufferBytes: 1 << 20,
                                    sendBufferBytes: 4 << 20, clock: clock)
         } catch {
-            throw MediaError(.systemError, "cannot bind the publisher's socket to \(configuration.localAddress): \(error)")
+            throw MediaError(.networkFailure, "cannot bind the publisher's socket to \(configuration.localAddress): \(error)")
         }
         localAddress = socket.localAddress
         videoSender = self.videoSource == nil ? nil
@@ -64,11 +69,19 @@ public final class PublisherPipeline: Sendable {
     /// the source's sequence number and capture time (for latency measurements).
     public func onFrameCaptured(_ hook: (@Sendable (_ sequence: UInt64, _ captureNanoseconds: UInt64) -> Void)?) {
         frameHook.withLock { $0 = hook }
+        hasFrameHook.store(hook != nil, ordering: .releasing)
     }
 
     /// Starts the sources and the threads. Throws if a source cannot start (the
     /// others are not started either).
     public func start() throws(MediaError) {
+        do throws(MediaError) { try startEverything() } catch {
+            stop()  // whatever did start (a source, the feedback thread) stops again
+            throw error
+        }
+    }
+
+    private func startEverything() throws(MediaError) {
         try videoSource?.start()
         try audioSource?.start()
         let handler = try PublisherFeedbackHandler(pipeline: self)
@@ -76,7 +89,7 @@ public final class PublisherPipeline: Sendable {
             let thread = try PipelineThread(name: "otk-pub-rtcp", clock: clock, sockets: [socket], handler: handler)
             feedback.withLock { $0 = thread }
         } catch {
-            throw MediaError(.systemError, "cannot start the publisher's feedback thread: \(error)")
+            throw MediaError(.networkFailure, "cannot start the publisher's feedback thread: \(error)")
         }
         var started: [LoopThread] = []
         if let source = videoSource, let settings = configuration.video, let sender = videoSender {
@@ -114,6 +127,7 @@ public final class PublisherPipeline: Sendable {
     func record(_ error: MediaError) { errors.withLock { if $0.count < 16 { $0.append(error) } } }
 
     func frameCaptured(_ frame: VideoFrame) {
-        if let hook = frameHook.withLock({ $0 }) { hook(frame.sequence, frame.timestampNanoseconds) }
+        guard hasFrameHook.load(ordering: .acquiring), let hook = frameHook.withLock({ $0 }) else { return }
+        hook(frame.sequence, frame.timestampNanoseconds)
     }
 }

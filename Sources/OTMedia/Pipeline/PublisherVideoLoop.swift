@@ -1,5 +1,5 @@
 /// The publisher's video capture thread body: source → VP8 → RFC 7741 packets → SRTP →
-/// one `sendmmsg` per frame, then each sent packet into the retransmission store.
+/// one `sendmmsg` per frame, then the frame's packets into the retransmission store.
 ///
 /// Cost per frame: the encode, one protect and one 1.2 KB copy per packet, one batched
 /// send; no allocation (the packet array and message batch are reused).
@@ -43,6 +43,9 @@ final class PublisherVideoLoop: @unchecked Sendable {
     }
 
     private func send(_ frame: VideoFrame) throws(MediaError) {
+        // Whatever was packetized goes out, also when the frame failed partway: packets
+        // left in `batch` would otherwise leave one frame late.
+        defer { flush() }
         let forceKeyframe = pipeline.keyframeRequested.exchange(false, ordering: .relaxed)
         let timestamp = sender.rtpTimestamp(at: frame.timestampNanoseconds)
         let counters = pipeline.videoCounters
@@ -53,7 +56,6 @@ final class PublisherVideoLoop: @unchecked Sendable {
             do throws(MediaError) { try packetize(encoded, timestamp: timestamp) } catch { failure = error }
         }
         if let failure { throw failure }
-        flush()
     }
 
     private func packetize(_ encoded: EncodedVideoFrame, timestamp: UInt32) throws(MediaError) {
@@ -97,15 +99,10 @@ final class PublisherVideoLoop: @unchecked Sendable {
             counters.packets.add(UInt64(result.count), ordering: .relaxed)
             counters.bytes.add(bytes, ordering: .relaxed)
         } catch {
-            pipeline.record(MediaError(.systemError, "video send failed: \(error)"))
+            pipeline.record(MediaError(.networkFailure, "video send failed: \(error)"))
         }
-        let now = pipeline.clock.nanoseconds()
-        for buffer in batch {
-            let bytes = buffer.bytes
-            let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
-            pipeline.retransmissions.store(sequence: sequence, packet: UnsafeRawBufferPointer(bytes), now: now)
-            pipeline.pool.release(buffer)
-        }
+        pipeline.retransmissions.store(batch)
+        for buffer in batch { pipeline.pool.release(buffer) }
         batch.removeAll(keepingCapacity: true)
     }
 }

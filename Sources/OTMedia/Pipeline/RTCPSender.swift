@@ -30,13 +30,12 @@ final class RTCPSender {
     /// Writes one compound with `build` into a buffer, protects it, sends it to
     /// `destination`. Returns false when the pool is empty or building/protecting failed.
     @discardableResult
-    func send(to destination: SocketAddress, reducedSize: Bool = false,
-              _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
+    func send(to destination: SocketAddress, _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
         guard let buffer = pool.take() else { return false }
         defer { pool.release(buffer) }
         let region = buffer.writableBytes
         let room = UnsafeMutableRawBufferPointer(rebasing: region[0..<(region.count - SRTPProfile.maxTrailer)])
-        var writer = RTCPCompoundWriter(buffer: room, reducedSize: reducedSize)
+        var writer = RTCPCompoundWriter(buffer: room)
         let length: Int
         do {
             try build(&writer)
@@ -51,10 +50,5 @@ final class RTCPSender {
         batch.append(buffer)
         defer { batch.removeAll(keepingCapacity: true) }
         return (try? socket.send(batch, batch: messages).count) == 1
-    }
-
-    /// Sends the packets in `buffers` (already protected, peers set) in one batch.
-    func sendPrepared(_ buffers: [PacketBuffer]) -> Int {
-        (try? socket.send(buffers, batch: messages).count) ?? 0
     }
 }

@@ -25,7 +25,7 @@ final class RTPStreamSender: @unchecked Sendable {
 
     /// The RTP timestamp of monotonic time `nanoseconds` on this stream's clock.
     func rtpTimestamp(at nanoseconds: UInt64) -> UInt32 {
-        timestampBase &+ UInt32(truncatingIfNeeded: nanoseconds / 1000 * UInt64(parameters.clockRate) / 1_000_000)
+        timestampBase &+ UInt32(truncatingIfNeeded: RTPClockTime.ticks(nanoseconds: nanoseconds, rate: parameters.clockRate))
     }
 
     /// The header of the next packet (its sequence number is taken).

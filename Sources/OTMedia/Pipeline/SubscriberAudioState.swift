@@ -1,14 +1,13 @@
-/// The subscriber's audio path shared by the receive thread (inserting packets) and the
-/// playout thread (pulling frames): the jitter buffer, the packet buffers it holds, and
-/// the Opus decoder. Guarded by one lock in `SubscriberPipeline`.
+/// The subscriber's audio packets shared by the receive thread (inserting) and the
+/// playout thread (taking them out): the jitter buffer and the packet buffers it holds.
+/// Guarded by one lock in `SubscriberPipeline` that covers bookkeeping only; decoding
+/// happens outside it, on the playout thread.
 struct SubscriberAudioState: ~Copyable, @unchecked Sendable {
     let jitter: AudioJitterBuffer
     let packets: HandleTable<PacketBuffer>
-    let decoder: OpusDecoder
 
-    init(configuration: SubscriberConfiguration) throws(MediaError) {
+    init(configuration: SubscriberConfiguration) {
         jitter = AudioJitterBuffer(targetDelayMilliseconds: configuration.audioTargetDelayMilliseconds)
         packets = HandleTable(capacity: 64)
-        decoder = try OpusDecoder(format: configuration.audioFormat)
     }
 }

@@ -7,8 +7,10 @@ import Synchronization
 ///
 /// Threads: a receive thread (socket → decoded video frames → `onVideoFrame`, RTCP out)
 /// and an audio playout thread that pulls one 10/20 ms frame per tick (→ the `AudioSink`
-/// and `onAudioFrame`). The audio jitter buffer is shared under a lock that covers one
-/// Opus decode at most; no lock is held across I/O.
+/// and `onAudioFrame`). The audio jitter buffer is shared under a lock that covers its
+/// bookkeeping only (decoding happens outside it); no lock is held across I/O.
+///
+/// Lifetime: a started pipeline is kept alive by its threads until `stop()`.
 public final class SubscriberPipeline: Sendable {
     /// The configuration it runs with.
     public let configuration: SubscriberConfiguration
@@ -23,7 +25,7 @@ public final class SubscriberPipeline: Sendable {
     let socket: UDPSocket
     let clock: any MediaClock
     let pool: PacketBufferPool
-    /// The audio path (made even without audio: one small decoder; unused then).
+    /// The audio packets between the receive and playout threads (empty without audio).
     let audio: Mutex<SubscriberAudioState>
     /// Audio/video alignment from both streams' sender reports: the receive thread feeds
     /// mappings, the playout thread anchors the audio clock, video frames read a time.
@@ -55,28 +57,35 @@ public final class SubscriberPipeline: Sendable {
             socket = try UDPSocket(bindingTo: configuration.localAddress, receiveBufferBytes: 4 << 20,
                                    sendBufferBytes: 1 << 20, clock: clock)
         } catch {
-            throw MediaError(.systemError, "cannot bind the subscriber's socket to \(configuration.localAddress): \(error)")
+            throw MediaError(.networkFailure, "cannot bind the subscriber's socket to \(configuration.localAddress): \(error)")
         }
         localAddress = socket.localAddress
         pool = PacketBufferPool(initialCount: 256, maximumCount: configuration.jitterBuffer.capacity + 256,
                                 bufferSize: 1600, headroom: 0)
-        audio = Mutex(try SubscriberAudioState(configuration: configuration))
+        audio = Mutex(SubscriberAudioState(configuration: configuration))
     }
 
     deinit { stop() }
 
     /// Starts the receive and playout threads.
     public func start() throws(MediaError) {
+        do throws(MediaError) { try startEverything() } catch {
+            stop()  // whatever did start (the sink, the receive thread) stops again
+            throw error
+        }
+    }
+
+    private func startEverything() throws(MediaError) {
         try audioSink?.start()
+        let playout = configuration.audioStream == nil ? nil : try SubscriberAudioPlayout(pipeline: self, sink: audioSink)
         let handler = try SubscriberReceiveHandler(pipeline: self)
         do {
             let thread = try PipelineThread(name: "otk-sub-recv", clock: clock, sockets: [socket], handler: handler)
             receiveThread.withLock { $0 = thread }
         } catch {
-            throw MediaError(.systemError, "cannot start the subscriber's receive thread: \(error)")
+            throw MediaError(.networkFailure, "cannot start the subscriber's receive thread: \(error)")
         }
-        if configuration.audioStream != nil {
-            let playout = SubscriberAudioPlayout(pipeline: self, sink: audioSink)
+        if let playout {
             playoutThread.withLock { $0 = LoopThread(name: "otk-sub-audio") { flag in playout.run(flag) } }
         }
     }

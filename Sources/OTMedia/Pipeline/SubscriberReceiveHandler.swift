@@ -14,7 +14,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private let configuration: SubscriberConfiguration
     private let srtp: SRTPSession?
     private let rtcp: RTCPSender
-    private let ntp = NTPClock.system()
+    private let ntp: NTPClock
     private let messages = UDPMessageBatch(capacity: 32)
     private var receiveBuffers: [PacketBuffer] = []
 
@@ -23,13 +23,14 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private let depacketizer = VP8Depacketizer()
     private let decoder: VP8Decoder
     private let frameHandles: UnsafeMutableBufferPointer<Int>
-    private let nackScratch = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 256)
+    // 64 sequence numbers always fit in 64 NACK pairs: nothing collected is left unsent.
+    private let nackScratch = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 64)
     private let nackPairs = UnsafeMutableBufferPointer<NACKPair>.allocate(capacity: 64)
 
     private var videoSSRC: UInt32?
     private var audioSSRC: UInt32?
-    private var videoStatistics = ReceiveStreamStatistics(clockRate: 90_000)
-    private var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
+    private var videoStatistics: ReceiveStreamStatistics
+    private var audioStatistics: ReceiveStreamStatistics
     private var videoReport = SenderReportNote()
     private var audioReport = SenderReportNote()
     private var feedbackDestination: SocketAddress?
@@ -44,6 +45,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
 
     init(pipeline: SubscriberPipeline) throws(MediaError) {
         self.pipeline = pipeline
+        ntp = NTPClock.system(monotonicNanoseconds: pipeline.clock.nanoseconds())
         configuration = pipeline.configuration
         do { srtp = try configuration.keys.map { k throws(SRTPError) in try SRTPSession(keys: k.receive, direction: .receiver) } } catch {
             throw MediaError(.invalidArgument, "SRTP receiver: \(error)")
@@ -54,6 +56,8 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         decoder = try VP8Decoder()
         frameHandles = .allocate(capacity: 1024)
         feedbackDestination = configuration.feedbackDestination
+        videoStatistics = ReceiveStreamStatistics(clockRate: configuration.videoStream?.clockRate ?? 90_000)
+        audioStatistics = ReceiveStreamStatistics(clockRate: configuration.audioStream?.clockRate ?? 48_000)
         if let stream = configuration.videoStream, stream.ssrc != 0 { videoSSRC = stream.ssrc }
         if let stream = configuration.audioStream, stream.ssrc != 0 { audioSSRC = stream.ssrc }
         for _ in 0..<32 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
@@ -83,7 +87,9 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     // MARK: - Receive
 
     func socketReadable(_ index: Int, now: UInt64) {
-        while true {
+        // A bounded number of batches per turn, so feedback timers still run under a
+        // flood; the poll loop comes straight back if more is waiting.
+        for _ in 0..<8 {
             guard let result = try? pipeline.socket.receive(into: receiveBuffers, batch: messages),
                   case .processed(let count) = result, count > 0 else { break }
             for slot in 0..<count {
@@ -205,15 +211,18 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         }
         for case .senderReport(let report) in compound {
             let note = SenderReportNote(middle32: report.ntpTimestamp.middle32, receivedAt: now)
-            let senderTime = Int64(truncatingIfNeeded: report.ntpTimestamp.unixNanoseconds)
+            // The sender's NTP clock needs no particular epoch: only the difference between
+            // its audio and video reports matters.
             if report.ssrc == videoSSRC {
                 videoReport = note
-                let mapping = SenderClockMapping(senderNanoseconds: senderTime, rtpTimestamp: report.rtpTimestamp, clockRate: 90_000)
+                let mapping = SenderClockMapping(ntp: report.ntpTimestamp.rawValue, rtpTimestamp: report.rtpTimestamp,
+                                                 clockRate: videoStatistics.clockRate)
                 pipeline.lipSync.withLock { $0.updateVideo(mapping) }
             }
             if report.ssrc == audioSSRC {
                 audioReport = note
-                let mapping = SenderClockMapping(senderNanoseconds: senderTime, rtpTimestamp: report.rtpTimestamp, clockRate: 48_000)
+                let mapping = SenderClockMapping(ntp: report.ntpTimestamp.rawValue, rtpTimestamp: report.rtpTimestamp,
+                                                 clockRate: audioStatistics.clockRate)
                 pipeline.lipSync.withLock { $0.updateAudio(mapping) }
             }
         }
@@ -238,6 +247,12 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
             defer { pool.release(buffer) }
             guard let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(buffer.bytes)) else { continue }
             depacketizer.push(packet) { event in
+                if case .incompleteFrame = event {
+                    // The depacketizer refused a frame the jitter buffer thought complete
+                    // (a malformed VP8 header): the decoder's references are gone.
+                    decodeFailed = true
+                    return
+                }
                 guard case .frame(let assembled) = event else { return }
                 do {
                     guard let picture = try decoder.decode(assembled.data) else { return }
@@ -277,7 +292,10 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
             sendReceiverReport(now: now)
             nextReport = now + configuration.receiverReportIntervalNanoseconds
         }
-        return min(nextReport, now + 5_000_000)
+        // Holes age and keyframe requests come due only while video is buffered or
+        // awaited: poll every 5 ms then, otherwise sleep until the next report.
+        let videoPending = videoSSRC != nil && (videoJitter.bufferedPacketCount > 0 || videoJitter.isWaitingForKeyframe)
+        return videoPending ? min(nextReport, now + 5_000_000) : nextReport
     }
 
     /// NACKs for aged holes and a PLI when the decoder needs a keyframe, at most every 5 ms.
@@ -288,16 +306,17 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         let wantsKeyframe = videoJitter.keyframeRequestDue(now: now)
         guard count > 0 || wantsKeyframe else { return }
         let built = NACKPair.build(lost: UnsafeBufferPointer(rebasing: nackScratch[0..<count]), into: nackPairs)
+        let nacked = built.consumed
         let pairs = RTCPList(UnsafeBufferPointer(rebasing: nackPairs[0..<built.pairs]))
         let sender = configuration.ssrc
         let sent = rtcp.send(to: destination) { writer throws(RTCPError) in
             try writer.append(ReceiverReport(ssrc: sender))
             try writer.append(SourceDescription(ssrc: sender, cname: rtcp.cname))
-            if count > 0 { try writer.append(GenericNACK(senderSSRC: sender, mediaSSRC: ssrc, pairs: pairs)) }
+            if nacked > 0 { try writer.append(GenericNACK(senderSSRC: sender, mediaSSRC: ssrc, pairs: pairs)) }
             if wantsKeyframe { try writer.append(PictureLossIndication(senderSSRC: sender, mediaSSRC: ssrc)) }
         }
         if sent {
-            pipeline.videoCounters.nacks.add(UInt64(count), ordering: .relaxed)
+            pipeline.videoCounters.nacks.add(UInt64(nacked), ordering: .relaxed)
             if wantsKeyframe { pipeline.videoCounters.keyframeRequests.add(1, ordering: .relaxed) }
         }
     }

@@ -65,12 +65,12 @@ public struct NTPClock: Sendable, Equatable {
         self.monotonicNanoseconds = monotonicNanoseconds
     }
 
-    /// Samples `CLOCK_REALTIME` and `MonotonicClock` now (two vDSO reads; do it once per
-    /// session, not per packet).
-    public static func system() -> NTPClock {
+    /// Samples `CLOCK_REALTIME` now and pairs it with `monotonicNanoseconds`, the same
+    /// instant on the caller's media clock (an injected clock in tests; `MonotonicClock`
+    /// by default). Two vDSO reads; do it once per session, not per packet.
+    public static func system(monotonicNanoseconds monotonic: UInt64 = MonotonicClock.nanoseconds()) -> NTPClock {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        let monotonic = MonotonicClock.nanoseconds()
         return NTPClock(unixNanoseconds: UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec),
                         monotonicNanoseconds: monotonic)
     }

@@ -47,8 +47,7 @@ public final class PipelineThread: Sendable {
             return nil
         }, context)
         guard created == 0 else {
-            Unmanaged<Context>.fromOpaque(context).release()
-            Glibc.close(wakeDescriptor)
+            Unmanaged<Context>.fromOpaque(context).release()  // the core closes the eventfd
             throw .system("pthread_create", created)
         }
         self.name = name
@@ -71,7 +70,6 @@ public final class PipelineThread: Sendable {
         if pthread_equal(pthread_self(), thread) != 0 { return }
         if !joined.exchange(true, ordering: .acquiringAndReleasing) {
             pthread_join(thread, nil)
-            Glibc.close(core.wakeDescriptor)
         }
     }
 
@@ -103,6 +101,11 @@ public final class PipelineThread: Sendable {
             var one: UInt64 = 1
             _ = Glibc.write(wakeDescriptor, &one, 8)
         }
+
+        // The eventfd lives as long as anyone can still call `wake()` on it: closing it in
+        // `stop()` let a later wake (a second stop, deinit) write into whatever file
+        // reused the number.
+        deinit { Glibc.close(wakeDescriptor) }
     }
 
     /// The handler and the core, moved to the new thread as one retained pointer.

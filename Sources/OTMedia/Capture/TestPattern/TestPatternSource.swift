@@ -44,6 +44,7 @@ public final class TestPatternSource: VideoSource, Sendable {
         state.withLock { state in
             guard !state.started else { return }
             state.startClock()
+            state.statistics = CaptureStatistics()
         }
     }
 
@@ -60,8 +61,7 @@ public final class TestPatternSource: VideoSource, Sendable {
         var timestamp = MonotonicClock.nanoseconds()
         if paced {
             if due > timestamp {
-                guard due - timestamp <= UInt64(max(timeoutMilliseconds, 0)) * 1_000_000 else { return nil }
-                MonotonicClock.sleep(until: due)
+                guard FramePacer.wait(until: due, timeoutMilliseconds: timeoutMilliseconds) else { return nil }
                 timestamp = due
             } else {
                 // Late: jump to the picture the clock is at now.

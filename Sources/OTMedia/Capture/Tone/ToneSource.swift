@@ -27,7 +27,7 @@ public final class ToneSource: AudioSource {
 
     private struct State {
         var started = false
-        var pacer: AudioPacer
+        var pacer: FramePacer
         var index: UInt64 = 0
         /// Phase of the next sample, in cycles (0..<1).
         var phase: Double = 0
@@ -57,7 +57,7 @@ public final class ToneSource: AudioSource {
         self.amplitude = amplitude
         self.paced = paced
         self.pool = AudioFramePool(format: format, initialCount: 2, maximumCount: 8)
-        self.state = Mutex(State(pacer: AudioPacer(format: format, paced: paced)))
+        self.state = Mutex(State(pacer: FramePacer(format: format, paced: paced)))
     }
 
     /// Starts the tone at phase 0 with the clock at now. Idempotent while started;

@@ -1,3 +1,4 @@
+import CUDP
 import CV4L2
 import Glibc
 import Synchronization
@@ -104,7 +105,7 @@ public final class V4L2Camera: VideoSource {
             close(fd)
             throw error
         }
-        let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        let wake = CUDP_eventfd()
         guard wake >= 0 else {
             close(fd)
             throw V4L2Errors.from(errno: errno, path: path, doing: "eventfd")
@@ -172,6 +173,9 @@ public final class V4L2Camera: VideoSource {
     /// if a replugged device no longer offers the negotiated format.
     public func start() throws(MediaError) {
         try state.withLock { (state: inout State) throws(MediaError) in
+            // A lost device keeps its dead stream and descriptor until a restart: tear
+            // them down so the node is opened afresh (the camera may be back).
+            if state.lost != nil { Self.teardown(&state) }
             if state.stream != nil { return }
             if state.fd < 0 {
                 let fd = try V4L2Device.open(path: path)
@@ -233,18 +237,21 @@ public final class V4L2Camera: VideoSource {
     public func stop() {
         var one: UInt64 = 1
         _ = write(wake, &one, 8)
-        state.withLock { state in
-            if var stream = state.stream {
-                stream.stop()
-                state.stream = nil
-            }
-            if state.fd >= 0 {
-                close(state.fd)
-                state.fd = -1
-            }
-        }
+        state.withLock { state in Self.teardown(&state) }
         var drained: UInt64 = 0
         _ = read(wake, &drained, 8)
+    }
+
+    /// Stops the stream and closes the descriptor, whatever state they are in.
+    private static func teardown(_ state: inout State) {
+        if var stream = state.stream {
+            stream.stop()
+            state.stream = nil
+        }
+        if state.fd >= 0 {
+            close(state.fd)
+            state.fd = -1
+        }
     }
 
     // MARK: - Reading frames

@@ -26,7 +26,7 @@ public final class WAVFileSource: AudioSource {
     private struct State {
         var fd: Int32 = -1
         var remainingBytes = 0
-        var pacer: AudioPacer
+        var pacer: FramePacer
         var index: UInt64 = 0
     }
 
@@ -51,7 +51,7 @@ public final class WAVFileSource: AudioSource {
         self.paced = paced
         self.samplesPerChannelInFile = header.dataBytes / (header.channels * 2)
         self.pool = AudioFramePool(format: format, initialCount: 2, maximumCount: 8)
-        self.state = Mutex(State(pacer: AudioPacer(format: format, paced: paced)))
+        self.state = Mutex(State(pacer: FramePacer(format: format, paced: paced)))
     }
 
     private static func open(_ path: String) throws(MediaError) -> Int32 {

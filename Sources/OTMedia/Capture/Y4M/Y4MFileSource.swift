@@ -17,14 +17,18 @@ public final class Y4MFileSource: VideoSource, @unchecked Sendable {
     public let loops: Bool
 
     private let pool: VideoFramePool
-    // The reader thread owns the file; `lock` guards only the counters and start state.
-    private let lock = Mutex(Shared())
-    private var file: UnsafeMutablePointer<FILE>?
-    private var firstFrameOffset = 0
-    private var frameIndex: UInt64 = 0
-    private var startTime: UInt64 = 0
+    /// Open for the source's whole life and read only under `state`'s lock, so `stop()`
+    /// from another thread can never close it under a reader.
+    private nonisolated(unsafe) let file: UnsafeMutablePointer<FILE>
+    private let firstFrameOffset: Int
+    private let state: Mutex<State>
 
-    private struct Shared { var statistics = CaptureStatistics() }
+    private struct State {
+        var started = false
+        var frameIndex: UInt64 = 0
+        var pacer: FramePacer
+        var statistics = CaptureStatistics()
+    }
 
     /// Opens `path` and reads its header. Throws `noSuchDevice` for a missing file,
     /// `malformedInput` or `unsupportedFormat` for a bad header.
@@ -51,58 +55,71 @@ public final class Y4MFileSource: VideoSource, @unchecked Sendable {
         self.loops = loops
         self.firstFrameOffset = ftell(file)
         self.pool = VideoFramePool(width: header.format.width, height: header.format.height, maximumCount: 4)
+        self.state = Mutex(State(pacer: FramePacer(frameNanoseconds: header.format.frameIntervalNanoseconds, paced: paced)))
     }
 
-    deinit { if let file { fclose(file) } }
+    deinit { fclose(file) }
 
-    /// Starts the frame clock.
+    /// Starts (or restarts) from the first frame, with the frame clock at zero now.
     public func start() throws(MediaError) {
-        if startTime == 0 { startTime = MonotonicClock.nanoseconds() }
+        state.withLock { state in
+            guard !state.started else { return }
+            restart(&state)
+        }
     }
 
     /// The next frame of the file. Throws `endOfStream` at the end (unless looping) and
-    /// `malformedInput` for a damaged frame.
+    /// `malformedInput` for a damaged frame. Starts the source if needed.
     public func nextFrame(timeoutMilliseconds: Int) throws(MediaError) -> VideoFrame? {
-        guard let file else { throw MediaError(.endOfStream, "\(path) is closed") }
-        if startTime == 0 { startTime = MonotonicClock.nanoseconds() }
-        var timestamp = MonotonicClock.nanoseconds()
-        if paced {
-            let due = startTime + frameIndex * format.frameIntervalNanoseconds
-            if due > timestamp {
-                guard due - timestamp <= UInt64(max(timeoutMilliseconds, 0)) * 1_000_000 else { return nil }
-                MonotonicClock.sleep(until: due)
-                timestamp = due
+        try state.withLock { (state: inout State) throws(MediaError) -> VideoFrame? in
+            if !state.started { restart(&state) }
+            // Frame n is shown from origin + n × interval (the pacer counts from the end
+            // of a frame, so ask for the one before).
+            if paced, state.frameIndex > 0,
+               !state.pacer.waitForFrame(state.frameIndex - 1, timeoutMilliseconds: timeoutMilliseconds) {
+                return nil
             }
+            let timestamp = paced ? state.pacer.timestamp(ofFrame: state.frameIndex) : MonotonicClock.nanoseconds()
+            guard try readFrameMarker(file, frameIndex: state.frameIndex) else {
+                throw MediaError(.endOfStream, "\(path) has no more frames")
+            }
+            guard let frame = pool.take() else {
+                // Nobody released a frame: skip this picture rather than queue.
+                try skipPicture(file, frameIndex: state.frameIndex)
+                state.frameIndex += 1
+                state.statistics.framesDropped += 1
+                return nil
+            }
+            try readPlane(file, frame.y, stride: frame.strideY, width: frame.width, height: frame.height, frameIndex: state.frameIndex)
+            try readPlane(file, frame.u, stride: frame.strideUV, width: frame.chromaWidth, height: frame.chromaHeight, frameIndex: state.frameIndex)
+            try readPlane(file, frame.v, stride: frame.strideUV, width: frame.chromaWidth, height: frame.chromaHeight, frameIndex: state.frameIndex)
+            frame.sequence = state.frameIndex
+            frame.timestampNanoseconds = timestamp
+            state.frameIndex += 1
+            state.statistics.framesDelivered += 1
+            return frame
         }
-        guard try readFrameMarker(file) else { throw MediaError(.endOfStream, "\(path) has no more frames") }
-        guard let frame = pool.take() else {
-            // Nobody released a frame: skip this picture rather than queue.
-            try skipPicture(file)
-            frameIndex += 1
-            lock.withLock { $0.statistics.framesDropped += 1 }
-            return nil
-        }
-        try readPlane(file, frame.y, stride: frame.strideY, width: frame.width, height: frame.height)
-        try readPlane(file, frame.u, stride: frame.strideUV, width: frame.chromaWidth, height: frame.chromaHeight)
-        try readPlane(file, frame.v, stride: frame.strideUV, width: frame.chromaWidth, height: frame.chromaHeight)
-        frame.sequence = frameIndex
-        frame.timestampNanoseconds = timestamp
-        frameIndex += 1
-        lock.withLock { $0.statistics.framesDelivered += 1 }
-        return frame
     }
 
-    /// Closes the file.
+    /// Stops the frame clock; the next `start` or `nextFrame` begins at the first frame
+    /// again. The file stays open until the source is released.
     public func stop() {
-        if let file { fclose(file) }
-        file = nil
+        state.withLock { $0.started = false }
     }
 
-    /// Frames delivered and skipped.
-    public var statistics: CaptureStatistics { lock.withLock { $0.statistics } }
+    /// Frames delivered and skipped since `start`.
+    public var statistics: CaptureStatistics { state.withLock { $0.statistics } }
+
+    private func restart(_ state: inout State) {
+        fseek(file, firstFrameOffset, SEEK_SET)
+        state.started = true
+        state.frameIndex = 0
+        state.pacer.reset()
+        state.statistics = CaptureStatistics()
+    }
 
     /// Reads "FRAME[ params]\n"; false at a clean end of file (after rewinding if looping).
-    private func readFrameMarker(_ file: UnsafeMutablePointer<FILE>) throws(MediaError) -> Bool {
+    private func readFrameMarker(_ file: UnsafeMutablePointer<FILE>, frameIndex: UInt64) throws(MediaError) -> Bool {
         var c = getc(file)
         if c == EOF {
             guard loops, frameIndex > 0 else { return false }
@@ -126,14 +143,15 @@ public final class Y4MFileSource: VideoSource, @unchecked Sendable {
     }
 
     private func readPlane(
-        _ file: UnsafeMutablePointer<FILE>, _ plane: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int
+        _ file: UnsafeMutablePointer<FILE>, _ plane: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int,
+        frameIndex: UInt64
     ) throws(MediaError) {
         for row in 0..<height where fread(plane + row * stride, 1, width, file) != width {
             throw MediaError(.malformedInput, "\(path): frame \(frameIndex) is truncated")
         }
     }
 
-    private func skipPicture(_ file: UnsafeMutablePointer<FILE>) throws(MediaError) {
+    private func skipPicture(_ file: UnsafeMutablePointer<FILE>, frameIndex: UInt64) throws(MediaError) {
         let bytes = format.width * format.height + 2 * ((format.width + 1) / 2) * ((format.height + 1) / 2)
         guard fseek(file, bytes, SEEK_CUR) == 0 else {
             throw MediaError(.malformedInput, "\(path): frame \(frameIndex) is truncated")

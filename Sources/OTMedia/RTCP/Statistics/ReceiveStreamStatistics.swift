@@ -4,7 +4,7 @@
 /// jitter (A.8), plus packet and byte counts.
 ///
 /// Cost: a few integer operations per packet; no allocation. Not thread-safe: the
-/// receive thread updates it; readers take `snapshot()` copies through their own sync.
+/// receive thread updates it; readers copy the value through their own sync.
 public struct ReceiveStreamStatistics: Sendable, Equatable {
     /// The RTP clock rate (90 000 for video, 48 000 for Opus).
     public let clockRate: Int
@@ -21,7 +21,6 @@ public struct ReceiveStreamStatistics: Sendable, Equatable {
 
     private var started = false
     private var lastTransit: Int64 = 0
-    private var hasTransit = false
     private var expectedAtLastReport: Int64 = 0
     private var receivedAtLastReport: UInt64 = 0
 
@@ -32,9 +31,10 @@ public struct ReceiveStreamStatistics: Sendable, Equatable {
 
     /// Counts one packet: its sequence number, RTP timestamp, size, and arrival time.
     public mutating func record(sequence: UInt16, rtpTimestamp: UInt32, bytes: Int, arrivalNanoseconds: UInt64) {
+        let first = !started
         packetsReceived += 1
         bytesReceived += UInt64(bytes)
-        if !started {
+        if first {
             started = true
             baseSequence = Int64(sequence)
             extendedHighestSequence = baseSequence
@@ -45,14 +45,13 @@ public struct ReceiveStreamStatistics: Sendable, Equatable {
         // A.8: transit = arrival (in RTP units) - RTP timestamp; J += (|D| - J) / 16.
         // Arrival in RTP units wraps like the timestamp does, so the difference is taken
         // modulo 2^32 and read as signed.
-        let arrival = UInt32(truncatingIfNeeded: arrivalNanoseconds * UInt64(clockRate) / 1_000_000_000)
+        let arrival = UInt32(truncatingIfNeeded: RTPClockTime.ticks(nanoseconds: arrivalNanoseconds, rate: clockRate))
         let transit = Int64(RTPSerial.distance(from: rtpTimestamp, to: arrival))
-        if hasTransit {
+        if !first {
             let d = Double(abs(transit - lastTransit))
             jitter += (d - jitter) / 16
         }
         lastTransit = transit
-        hasTransit = true
     }
 
     /// Packets expected so far: highest - base + 1 (A.3).

@@ -48,6 +48,9 @@ public final class AudioJitterBuffer {
         public var concealed: UInt64 = 0
         /// Packets dropped to bring the delay back down.
         public var droppedToCatchUp: UInt64 = 0
+        /// Times playout started over behind a packet it had outrun (the sender paused
+        /// or skipped frames, its clock is slow, or the network delay grew).
+        public var resynchronizations: UInt64 = 0
         /// All zeros.
         public init() {}
     }
@@ -67,6 +70,7 @@ public final class AudioJitterBuffer {
     private var startAt: UInt64 = 0
     private var head: Int64 = 0       // next slot to play
     private var highest: Int64 = 0
+    private var refusedInARow = 0
 
     /// A buffer of `capacity` packets (a power of two) that starts playing
     /// `targetDelayMilliseconds` after the first packet and keeps at most
@@ -104,16 +108,22 @@ public final class AudioJitterBuffer {
         if extended < head && !playing && highest - extended < Int64(maximumBuffered) {
             head = extended  // the stream's real first packet, reordered before playout began
         }
+        if playing && extended < head && (bufferedCount == 0 || refusedInARow >= Self.refusalsBeforeResync) {
+            // Playout has outrun the stream: nothing of it is waiting (or only stale
+            // packets), so every new packet would count as late. Start over behind this
+            // one with the full target delay rather than conceal for good.
+            resynchronize(at: extended, now: now, discard)
+        } else if extended - head >= Int64(mask) {
+            // Far ahead of playout (a long stall): start over at this packet, with the delay.
+            resynchronize(at: extended, now: now, discard)
+        }
         let index = Int(extended & mask)
         guard extended >= head, !(slots[index].present && slots[index].extended == extended) else {
             statistics.packetsRefused += 1
+            refusedInARow += 1
             return .refused
         }
-        if extended - head >= Int64(mask) {
-            // Far ahead of playout (a long stall): restart at this packet.
-            dropAll(discard)
-            head = extended
-        }
+        refusedInARow = 0
         slots[index] = Slot(present: true, extended: extended, handle: handle)
         highest = max(highest, extended)
         statistics.packetsStored += 1
@@ -153,6 +163,19 @@ public final class AudioJitterBuffer {
         }
         statistics.concealed += 1
         return .conceal
+    }
+
+    /// Late packets in a row after which playout starts over behind them.
+    static let refusalsBeforeResync = 5
+
+    private func resynchronize(at extended: Int64, now: UInt64, _ discard: (Int) -> Void) {
+        dropAll(discard)
+        head = extended
+        highest = extended
+        playing = false
+        startAt = now + targetDelayNanoseconds
+        refusedInARow = 0
+        statistics.resynchronizations += 1
     }
 
     /// Drops everything (handles to `discard`) and waits for a new first packet.

@@ -1,4 +1,4 @@
-/// Real-time pacing for synthetic and file audio sources: frame `n` becomes available
+/// Real-time pacing for synthetic and file sources (audio and video): frame `n` becomes available
 /// when its last sample would have been captured, `origin + (n + 1) × frame length`, and
 /// is stamped with the time of its first sample, `origin + n × frame length`.
 ///
@@ -6,7 +6,7 @@
 /// buffer draining), so the long-run rate stays exact. Unpaced, every frame is available
 /// at once and the timestamps stay on the same synthetic timeline.
 /// Cost: one clock read and at most one `clock_nanosleep` per frame; no allocation.
-struct AudioPacer: Sendable {
+struct FramePacer: Sendable {
     /// Frame length in nanoseconds.
     let frameNanoseconds: UInt64
     /// False: never sleep.
@@ -15,7 +15,11 @@ struct AudioPacer: Sendable {
     var origin: UInt64 = 0
 
     init(format: AudioFormat, paced: Bool) {
-        frameNanoseconds = UInt64(format.frameMilliseconds) * 1_000_000
+        self.init(frameNanoseconds: UInt64(format.frameMilliseconds) * 1_000_000, paced: paced)
+    }
+
+    init(frameNanoseconds: UInt64, paced: Bool) {
+        self.frameNanoseconds = frameNanoseconds
         self.paced = paced
     }
 
@@ -28,7 +32,13 @@ struct AudioPacer: Sendable {
     /// when it is due later than `timeoutMilliseconds` from now.
     func waitForFrame(_ index: UInt64, timeoutMilliseconds: Int) -> Bool {
         guard paced else { return true }
-        let due = origin + (index + 1) * frameNanoseconds
+        return Self.wait(until: origin + (index + 1) * frameNanoseconds, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Sleeps until `due` (monotonic ns) and returns true, or, when `due` is further away
+    /// than the timeout, sleeps the whole timeout and returns false: a reader polling
+    /// with a short timeout waits instead of spinning.
+    static func wait(until due: UInt64, timeoutMilliseconds: Int) -> Bool {
         let now = MonotonicClock.nanoseconds()
         guard due > now else { return true }
         let limit = now + UInt64(min(max(0, timeoutMilliseconds), 86_400_000)) * 1_000_000
