@@ -48,11 +48,6 @@ static inline vpx_codec_err_t cvpx_set_temporal_layer_id(vpx_codec_ctx_t *c, int
     return vpx_codec_control(c, VP8E_SET_TEMPORAL_LAYER_ID, v);
 }
 
-// vpx_codec_control is variadic: VP8E_GET_LAST_QUANTIZER_64 (int *, 0-63 scale).
-static inline vpx_codec_err_t cvpx_get_last_quantizer_64(vpx_codec_ctx_t *c, int *q) {
-    return vpx_codec_control(c, VP8E_GET_LAST_QUANTIZER_64, q);
-}
-
 // vpx_codec_control is variadic: VP8D_GET_FRAME_CORRUPTED (int *).
 static inline vpx_codec_err_t cvpx_get_frame_corrupted(vpx_codec_ctx_t *c, int *corrupted) {
     return vpx_codec_control(c, VP8D_GET_FRAME_CORRUPTED, corrupted);

@@ -155,6 +155,7 @@ private final class Harness {
         #expect(h.insert(s.packet(300, arrival: 0), 300) == .restarted)
         #expect(h.discarded.sorted() == [0, 1])
         #expect(h.buffer.statistics.restarts == 1)
+        #expect(h.buffer.keyframeRequestDue(now: 0), "a mid-stream restart asks for a keyframe at once")
         #expect(h.buffer.bufferedPacketCount == 1)
     }
 

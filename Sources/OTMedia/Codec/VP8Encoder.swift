@@ -23,7 +23,6 @@ public final class VP8Encoder: @unchecked Sendable {
     private var createdWidth = 0
     private var createdHeight = 0
     private var lastPts: Int64 = -1
-    private var framesSinceKeyframe = 0
     /// How often a settings change had to destroy and re-create the libvpx encoder.
     private(set) var recreationCount = 0
 
@@ -77,7 +76,8 @@ public final class VP8Encoder: @unchecked Sendable {
         if pts <= lastPts { pts = lastPts + duration }
         lastPts = pts
 
-        let keyframe = forceKeyframe || framesSinceKeyframe >= settings.maxKeyframeInterval
+        // Periodic keyframes come from libvpx itself (kf_max_dist = maxKeyframeInterval).
+        let keyframe = forceKeyframe
         let frameConfig = layers.next(keyframe: keyframe)
         if layers.count > 1 {
             let status = cvpx_set_temporal_layer_id(codec, Int32(frameConfig.layer))
@@ -87,7 +87,6 @@ public final class VP8Encoder: @unchecked Sendable {
         if keyframe { flags |= vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) }
         let status = vpx_codec_encode(codec, image, pts, UInt(duration), flags, UInt(VPX_DL_REALTIME))
         guard status == VPX_CODEC_OK else { throw failure("encoding a frame", status) }
-        framesSinceKeyframe += 1
 
         var iterator: vpx_codec_iter_t?
         while let packet = vpx_codec_get_cx_data(codec, &iterator) {
@@ -96,7 +95,6 @@ public final class VP8Encoder: @unchecked Sendable {
             guard let bytes = cvpx_pkt_frame(packet, &size, &packetFlags) else { continue }
             let isKeyframe = packetFlags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0
             if isKeyframe {
-                framesSinceKeyframe = 1
                 if !keyframe { layers.didEncodeKeyframe() }
             }
             output(EncodedVideoFrame(
@@ -168,15 +166,6 @@ public final class VP8Encoder: @unchecked Sendable {
         try reopen()
     }
 
-    /// The quantizer libvpx chose for the last frame, on the 0...63 scale of
-    /// `rc_min_quantizer` / `rc_max_quantizer` (56 is the ceiling set here: a frame at 56
-    /// means the encoder cannot go cheaper). Cost: one control call.
-    public var lastQuantizer: Int {
-        var q: Int32 = -1
-        _ = cvpx_get_last_quantizer_64(codec, &q)
-        return Int(q)
-    }
-
     // MARK: - Set-up
 
     /// Nominal frame duration in 90 kHz ticks.
@@ -242,7 +231,6 @@ public final class VP8Encoder: @unchecked Sendable {
             isOpen = false
         }
         lastPts = -1
-        framesSinceKeyframe = 0
         recreationCount += 1
         try open()
     }

@@ -87,13 +87,12 @@ struct VP8TemporalLayers {
 
     /// The next frame's configuration. `keyframe` restarts the pattern at TL0.
     mutating func next(keyframe: Bool) -> FrameConfig {
-        if keyframe { restart() }
-        let position = index
-        index = (index + 1) % periodicity
         if keyframe {
-            index = 1 % periodicity
+            didEncodeKeyframe()
             return FrameConfig(layer: 0, sync: true, flags: 0)
         }
+        let position = index
+        index = (index + 1) % periodicity
         let noRefGolden = vpx_enc_frame_flags_t(VP8_EFLAG_NO_REF_GF)
         let noRefAltref = vpx_enc_frame_flags_t(VP8_EFLAG_NO_REF_ARF)
         let noUpdLast = vpx_enc_frame_flags_t(VP8_EFLAG_NO_UPD_LAST)

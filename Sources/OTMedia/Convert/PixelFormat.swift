@@ -34,9 +34,6 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         }
     }
 
-    /// True for formats whose frames vary in size (compressed).
-    public var isCompressed: Bool { self == .mjpeg }
-
     /// The order the camera negotiation prefers when several formats give the same size
     /// and rate: raw formats first (no decode cost, no compression loss), I420 first of all.
     public static let preferenceOrder: [PixelFormat] = [.yu12, .nv12, .yuyv, .mjpeg]

@@ -70,7 +70,12 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
             return
         }
-        for packet in compound {
+        var packets = compound.makeIterator()
+        defer {
+            // A known packet type that did not parse inside a valid compound is bad input too.
+            pipeline.videoCounters.badPackets.add(UInt64(packets.malformedCount), ordering: .relaxed)
+        }
+        while let packet = packets.next() {
             switch packet {
             case .genericNACK(let nack) where nack.mediaSSRC == pipeline.videoSender?.parameters.ssrc:
                 answer(nack, now: now)

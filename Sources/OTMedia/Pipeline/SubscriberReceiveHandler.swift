@@ -209,7 +209,13 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
             _ = countBad()
             return
         }
-        for case .senderReport(let report) in compound {
+        var packets = compound.makeIterator()
+        defer {
+            // A known packet type that did not parse inside a valid compound is bad input too.
+            pipeline.videoCounters.badPackets.add(UInt64(packets.malformedCount), ordering: .relaxed)
+        }
+        while let packet = packets.next() {
+            guard case .senderReport(let report) = packet else { continue }
             let note = SenderReportNote(middle32: report.ntpTimestamp.middle32, receivedAt: now)
             // The sender's NTP clock needs no particular epoch: only the difference between
             // its audio and video reports matters.

@@ -22,7 +22,7 @@ enum FeedbackHeader {
     {
         let (_, body) = try RTCPHeader.split(bytes, type: type, format: format)
         guard body.count >= 8 else { throw .truncated(needed: size, available: body.count + RTCPHeader.size) }
-        return (RTCPWire.u32(body, 0), RTCPWire.u32(body, 4), RTCPWire.slice(body, 8, body.count - 8))
+        return (body.be32(0), body.be32(4), body.view(from: 8, count: body.count - 8))
     }
 
     /// Checks room for `size` bytes and writes the header and both SSRCs.
@@ -31,7 +31,7 @@ enum FeedbackHeader {
         try RTCPHeader.checkSize(size)
         try RTCPWire.require(buffer, size)
         RTCPHeader.write(count: Int(format), packetType: type, size: size, into: buffer)
-        RTCPWire.put32(buffer, 4, sender)
-        RTCPWire.put32(buffer, 8, media)
+        buffer.storeBE32(sender, at: 4)
+        buffer.storeBE32(media, at: 8)
     }
 }

@@ -34,15 +34,15 @@ public struct FullIntraRequest: RTCPPacketWriting, Equatable {
 
         /// Decodes an entry at `offset` (reserved bits ignored).
         public init(wire bytes: UnsafeRawBufferPointer, at offset: Int) {
-            ssrc = RTCPWire.u32(bytes, offset)
+            ssrc = bytes.be32(offset)
             sequenceNumber = bytes[offset + 4]
         }
 
         /// Encodes an entry at `offset` with the reserved bits zero.
         public func write(wire bytes: UnsafeMutableRawBufferPointer, at offset: Int) {
-            RTCPWire.put32(bytes, offset, ssrc)
+            bytes.storeBE32(ssrc, at: offset)
             bytes[offset + 4] = sequenceNumber
-            RTCPWire.put24(bytes, offset + 5, 0)
+            bytes.storeBE24(0, at: offset + 5)
         }
     }
 
@@ -67,7 +67,7 @@ public struct FullIntraRequest: RTCPPacketWriting, Equatable {
         senderSSRC = sender
         mediaSSRC = media
         let count = fci.count / Entry.wireSize
-        entries = RTCPList(wire: RTCPWire.slice(fci, 0, count * Entry.wireSize), count: count)
+        entries = RTCPList(wire: fci.view(from: 0, count: count * Entry.wireSize), count: count)
     }
 
     /// `.payloadFeedback`.

@@ -39,7 +39,7 @@ public struct GenericNACK: RTCPPacketWriting, Equatable {
         senderSSRC = sender
         mediaSSRC = media
         let count = fci.count / NACKPair.wireSize
-        pairs = RTCPList(wire: RTCPWire.slice(fci, 0, count * NACKPair.wireSize), count: count)
+        pairs = RTCPList(wire: fci.view(from: 0, count: count * NACKPair.wireSize), count: count)
     }
 
     /// Every lost sequence number, pair by pair, in packet order (no allocation).

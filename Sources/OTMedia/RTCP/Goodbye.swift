@@ -31,11 +31,11 @@ public struct Goodbye: RTCPPacketWriting, Equatable {
         let (header, body) = try RTCPHeader.split(bytes, type: .goodbye)
         let listSize = Int(header.count) * 4
         guard body.count >= listSize else { throw .truncated(needed: listSize + RTCPHeader.size, available: body.count + RTCPHeader.size) }
-        sources = RTCPList(wire: RTCPWire.slice(body, 0, listSize), count: Int(header.count))
+        sources = RTCPList(wire: body.view(from: 0, count: listSize), count: Int(header.count))
         if body.count > listSize {
             let length = Int(body[listSize])
             guard listSize + 1 + length <= body.count else { throw .malformed(.goodbyeReasonOverrun) }
-            reason = RTCPWire.slice(body, listSize + 1, length)
+            reason = body.view(from: listSize + 1, count: length)
         } else {
             reason = RTCPWire.empty
         }
@@ -61,8 +61,8 @@ public struct Goodbye: RTCPPacketWriting, Equatable {
         if reason.count > 0 {
             let offset = RTCPHeader.size + sources.wireSize
             buffer[offset] = UInt8(reason.count)
-            RTCPWire.copy(reason, into: buffer, at: offset + 1)
-            RTCPWire.zero(buffer, at: offset + 1 + reason.count, count: size - offset - 1 - reason.count)
+            buffer.copy(reason, to: offset + 1)
+            buffer.zero(at: offset + 1 + reason.count, count: size - offset - 1 - reason.count)
         }
         return size
     }

@@ -20,14 +20,14 @@ public struct NACKPair: RTCPListItem, Hashable, Sequence {
 
     /// Decodes a pair at `offset`.
     public init(wire bytes: UnsafeRawBufferPointer, at offset: Int) {
-        packetID = RTCPWire.u16(bytes, offset)
-        lostBitmask = RTCPWire.u16(bytes, offset + 2)
+        packetID = bytes.be16(offset)
+        lostBitmask = bytes.be16(offset + 2)
     }
 
     /// Encodes a pair at `offset`.
     public func write(wire bytes: UnsafeMutableRawBufferPointer, at offset: Int) {
-        RTCPWire.put16(bytes, offset, packetID)
-        RTCPWire.put16(bytes, offset + 2, lostBitmask)
+        bytes.storeBE16(packetID, at: offset)
+        bytes.storeBE16(lostBitmask, at: offset + 2)
     }
 
     /// Walks PID then each set bit of BLP.

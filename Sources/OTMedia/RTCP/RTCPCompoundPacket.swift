@@ -3,8 +3,8 @@
 ///
 /// Validation (after RFC 3550 appendix A.2): every header has version 2; every length
 /// stays inside the datagram and the lengths add up exactly to its size; only the last
-/// packet may have the padding bit, with a padding count that is a non-zero multiple of 4
-/// inside that packet. A datagram that fails is dropped whole. The first packet is not
+/// packet may have the padding bit, with a non-zero padding count inside that packet (any
+/// count, not only multiples of 4: libwebrtc pads TWCC feedback by 1–3 bytes). A datagram that fails is dropped whole. The first packet is not
 /// required to be SR/RR, so reduced-size feedback (RFC 5506) is accepted;
 /// `isReducedSize` tells which it was.
 ///
@@ -24,7 +24,7 @@ public struct RTCPCompoundPacket: Sequence {
         var offset = 0
         var count = 0
         while offset < bytes.count {
-            let rest = RTCPWire.slice(bytes, offset, bytes.count - offset)
+            let rest = bytes.view(from: offset, count: bytes.count - offset)
             let (header, _) = try RTCPHeader.split(rest)
             let size = header.packetSize
             if header.padding && offset + size != bytes.count { throw .invalidPadding }
@@ -53,9 +53,9 @@ public struct RTCPCompoundPacket: Sequence {
         /// The next packet, decoded, or nil at the end.
         public mutating func next() -> RTCPPacket? {
             guard offset + RTCPHeader.size <= bytes.count else { return nil }
-            let size = (Int(RTCPWire.u16(bytes, offset + 2)) + 1) * 4
+            let size = (Int(bytes.be16(offset + 2)) + 1) * 4
             guard offset + size <= bytes.count else { return nil }
-            let packet = RTCPPacket(parsing: RTCPWire.slice(bytes, offset, size))
+            let packet = RTCPPacket(parsing: bytes.view(from: offset, count: size))
             offset += size
             switch packet {
             case .unknown: unknownCount += 1
@@ -84,10 +84,10 @@ public struct RTCPCompoundPacket: Sequence {
             /// The next packet's bytes, or nil.
             public mutating func next() -> UnsafeRawBufferPointer? {
                 guard offset + RTCPHeader.size <= bytes.count else { return nil }
-                let size = (Int(RTCPWire.u16(bytes, offset + 2)) + 1) * 4
+                let size = (Int(bytes.be16(offset + 2)) + 1) * 4
                 guard offset + size <= bytes.count else { return nil }
                 defer { offset += size }
-                return RTCPWire.slice(bytes, offset, size)
+                return bytes.view(from: offset, count: size)
             }
         }
 

@@ -51,7 +51,7 @@ public struct RTCPHeader: Sendable, Equatable {
         padding = first & Self.paddingBit != 0
         count = first & Self.countMask
         packetType = RTCPPacketType(rawValue: bytes[1])
-        length = RTCPWire.u16(bytes, 2)
+        length = bytes.be16(2)
     }
 
     /// Writes the header into the first 4 bytes of `buffer`; returns 4.
@@ -59,7 +59,7 @@ public struct RTCPHeader: Sendable, Equatable {
         try RTCPWire.require(buffer, Self.size)
         buffer[0] = Self.version << Self.versionShift | (padding ? Self.paddingBit : 0) | (count & Self.countMask)
         buffer[1] = packetType.rawValue
-        RTCPWire.put16(buffer, 2, length)
+        buffer.storeBE16(length, at: 2)
         return Self.size
     }
 
@@ -67,7 +67,7 @@ public struct RTCPHeader: Sendable, Equatable {
     static func write(count: Int, packetType: RTCPPacketType, size: Int, into buffer: UnsafeMutableRawBufferPointer) {
         buffer[0] = version << versionShift | UInt8(truncatingIfNeeded: count) & countMask
         buffer[1] = packetType.rawValue
-        RTCPWire.put16(buffer, 2, UInt16(truncatingIfNeeded: size / 4 - 1))
+        buffer.storeBE16(UInt16(truncatingIfNeeded: size / 4 - 1), at: 2)
     }
 
     /// Checks that a packet of `size` bytes fits the 16-bit length field.
@@ -91,7 +91,7 @@ public struct RTCPHeader: Sendable, Equatable {
             guard pad > 0, pad <= size - Self.size else { throw .invalidPadding }
             end -= pad
         }
-        return (header, RTCPWire.slice(bytes, Self.size, end - Self.size))
+        return (header, bytes.view(from: Self.size, count: end - Self.size))
     }
 
     /// `split`, then checks PT (and FMT when given).

@@ -64,7 +64,7 @@ public struct RTCPList<Element: RTCPListItem>: RandomAccessCollection, Equatable
     func write(wire bytes: UnsafeMutableRawBufferPointer, at offset: Int) {
         switch storage {
         case let .wire(source):
-            RTCPWire.copy(RTCPWire.slice(source, 0, wireSize), into: bytes, at: offset)
+            bytes.copy(source.view(from: 0, count: wireSize), to: offset)
         case let .values(values):
             for (index, element) in values.enumerated() {
                 element.write(wire: bytes, at: offset + index * Element.wireSize)
@@ -83,7 +83,7 @@ extension UInt32: RTCPListItem {
     /// 4.
     public static var wireSize: Int { 4 }
     /// Reads a big-endian 32-bit word.
-    public init(wire bytes: UnsafeRawBufferPointer, at offset: Int) { self = RTCPWire.u32(bytes, offset) }
+    public init(wire bytes: UnsafeRawBufferPointer, at offset: Int) { self = bytes.be32(offset) }
     /// Writes a big-endian 32-bit word.
-    public func write(wire bytes: UnsafeMutableRawBufferPointer, at offset: Int) { RTCPWire.put32(bytes, offset, self) }
+    public func write(wire bytes: UnsafeMutableRawBufferPointer, at offset: Int) { bytes.storeBE32(self, at: offset) }
 }

@@ -65,32 +65,6 @@ public enum RTCPPacket {
     /// An AFB message (PSFB FMT 15) is REMB when its FCI starts with 'REMB'; other AFB
     /// messages are someone else's and are skipped as unknown.
     static func isREMB(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= FeedbackHeader.size + 4 && RTCPWire.u32(bytes, FeedbackHeader.size) == ReceiverEstimatedMaxBitrate.identifier
-    }
-
-    /// Whether this packet was decoded into one of the known types.
-    public var isKnown: Bool {
-        switch self {
-        case .unknown, .malformed: return false
-        default: return true
-        }
-    }
-
-    /// The decoded packet as something that can write itself, or nil for unknown/malformed.
-    /// Cost: an existential box, which allocates for the larger packet types; for tests and
-    /// fuzzing, not the per-packet path (switch on the cases there).
-    public var writable: (any RTCPPacketWriting)? {
-        switch self {
-        case let .senderReport(packet): return packet
-        case let .receiverReport(packet): return packet
-        case let .sourceDescription(packet): return packet
-        case let .goodbye(packet): return packet
-        case let .genericNACK(packet): return packet
-        case let .transportWideFeedback(packet): return packet
-        case let .pictureLossIndication(packet): return packet
-        case let .fullIntraRequest(packet): return packet
-        case let .receiverEstimatedMaxBitrate(packet): return packet
-        case .unknown, .malformed: return nil
-        }
+        bytes.count >= FeedbackHeader.size + 4 && bytes.be32(FeedbackHeader.size) == ReceiverEstimatedMaxBitrate.identifier
     }
 }

@@ -85,8 +85,8 @@ public struct ReceiverEstimatedMaxBitrate: RTCPPacketWriting, Equatable {
         guard fci.count >= Self.fixedFCISize else {
             throw .truncated(needed: FeedbackHeader.size + Self.fixedFCISize, available: FeedbackHeader.size + fci.count)
         }
-        guard RTCPWire.u32(fci, Self.identifierOffset) == Self.identifier else { throw .malformed(.rembIdentifier) }
-        let word = RTCPWire.u32(fci, Self.countOffset)
+        guard fci.be32(Self.identifierOffset) == Self.identifier else { throw .malformed(.rembIdentifier) }
+        let word = fci.be32(Self.countOffset)
         let count = Int(word >> 24)
         let listSize = count * 4
         guard fci.count >= Self.fixedFCISize + listSize else {
@@ -96,7 +96,7 @@ public struct ReceiverEstimatedMaxBitrate: RTCPPacketWriting, Equatable {
         mediaSSRC = media
         exponent = UInt8((word >> Self.exponentShift) & 0x3F)
         mantissa = word & Self.maxMantissa
-        ssrcs = RTCPList(wire: RTCPWire.slice(fci, Self.fixedFCISize, listSize), count: count)
+        ssrcs = RTCPList(wire: fci.view(from: Self.fixedFCISize, count: listSize), count: count)
     }
 
     /// `.payloadFeedback`.
@@ -113,9 +113,8 @@ public struct ReceiverEstimatedMaxBitrate: RTCPPacketWriting, Equatable {
         try FeedbackHeader.write(type: .payloadFeedback, format: Self.format, sender: senderSSRC, media: mediaSSRC,
                                  size: size, into: buffer)
         let fci = FeedbackHeader.size
-        RTCPWire.put32(buffer, fci + Self.identifierOffset, Self.identifier)
-        RTCPWire.put32(buffer, fci + Self.countOffset,
-                       UInt32(ssrcs.count) << 24 | UInt32(exponent) << Self.exponentShift | mantissa)
+        buffer.storeBE32(Self.identifier, at: fci + Self.identifierOffset)
+        buffer.storeBE32(UInt32(ssrcs.count) << 24 | UInt32(exponent) << Self.exponentShift | mantissa, at: fci + Self.countOffset)
         ssrcs.write(wire: buffer, at: fci + Self.fixedFCISize)
         return size
     }

@@ -38,9 +38,9 @@ public struct ReceiverReport: RTCPPacketWriting, Equatable {
         let blocksSize = Int(header.count) * ReportBlock.wireSize
         let needed = Self.fixedBodySize + blocksSize
         guard body.count >= needed else { throw .truncated(needed: needed + RTCPHeader.size, available: body.count + RTCPHeader.size) }
-        ssrc = RTCPWire.u32(body, 0)
-        reportBlocks = RTCPList(wire: RTCPWire.slice(body, Self.fixedBodySize, blocksSize), count: Int(header.count))
-        profileExtension = RTCPWire.slice(body, needed, body.count - needed)
+        ssrc = body.be32(0)
+        reportBlocks = RTCPList(wire: body.view(from: Self.fixedBodySize, count: blocksSize), count: Int(header.count))
+        profileExtension = body.view(from: needed, count: body.count - needed)
     }
 
     /// `.receiverReport`.
@@ -57,9 +57,9 @@ public struct ReceiverReport: RTCPPacketWriting, Equatable {
         try RTCPHeader.checkSize(size)
         try RTCPWire.require(buffer, size)
         RTCPHeader.write(count: reportBlocks.count, packetType: .receiverReport, size: size, into: buffer)
-        RTCPWire.put32(buffer, RTCPHeader.size, ssrc)
+        buffer.storeBE32(ssrc, at: RTCPHeader.size)
         reportBlocks.write(wire: buffer, at: RTCPHeader.size + Self.fixedBodySize)
-        RTCPWire.copy(profileExtension, into: buffer, at: RTCPHeader.size + Self.fixedBodySize + reportBlocks.wireSize)
+        buffer.copy(profileExtension, to: RTCPHeader.size + Self.fixedBodySize + reportBlocks.wireSize)
         return size
     }
 

@@ -62,15 +62,15 @@ public struct ReportBlock: RTCPListItem, Hashable {
 
     /// Decodes a block at `offset` (the caller checked 24 bytes are there).
     public init(wire bytes: UnsafeRawBufferPointer, at offset: Int) {
-        ssrc = RTCPWire.u32(bytes, offset + Self.ssrcOffset)
+        ssrc = bytes.be32(offset + Self.ssrcOffset)
         fractionLost = bytes[offset + Self.fractionLostOffset]
         // Sign-extend 24 bits: shift the field to the top of an Int32 and back.
-        let raw = RTCPWire.u24(bytes, offset + Self.cumulativeLostOffset)
+        let raw = bytes.be24(offset + Self.cumulativeLostOffset)
         cumulativeLost = Int32(bitPattern: raw << 8) >> 8
-        extendedHighestSequence = RTCPWire.u32(bytes, offset + Self.highestSequenceOffset)
-        jitter = RTCPWire.u32(bytes, offset + Self.jitterOffset)
-        lastSenderReport = RTCPWire.u32(bytes, offset + Self.lastSenderReportOffset)
-        delaySinceLastSenderReport = RTCPWire.u32(bytes, offset + Self.delayOffset)
+        extendedHighestSequence = bytes.be32(offset + Self.highestSequenceOffset)
+        jitter = bytes.be32(offset + Self.jitterOffset)
+        lastSenderReport = bytes.be32(offset + Self.lastSenderReportOffset)
+        delaySinceLastSenderReport = bytes.be32(offset + Self.delayOffset)
     }
 
     /// Parses a block from the first 24 bytes of `bytes`.
@@ -81,14 +81,14 @@ public struct ReportBlock: RTCPListItem, Hashable {
 
     /// Encodes the block at `offset` (the caller checked 24 bytes of room).
     public func write(wire bytes: UnsafeMutableRawBufferPointer, at offset: Int) {
-        RTCPWire.put32(bytes, offset + Self.ssrcOffset, ssrc)
+        bytes.storeBE32(ssrc, at: offset + Self.ssrcOffset)
         bytes[offset + Self.fractionLostOffset] = fractionLost
         let clamped = min(max(cumulativeLost, Self.cumulativeLostRange.lowerBound), Self.cumulativeLostRange.upperBound)
-        RTCPWire.put24(bytes, offset + Self.cumulativeLostOffset, UInt32(bitPattern: clamped) & 0xFF_FFFF)
-        RTCPWire.put32(bytes, offset + Self.highestSequenceOffset, extendedHighestSequence)
-        RTCPWire.put32(bytes, offset + Self.jitterOffset, jitter)
-        RTCPWire.put32(bytes, offset + Self.lastSenderReportOffset, lastSenderReport)
-        RTCPWire.put32(bytes, offset + Self.delayOffset, delaySinceLastSenderReport)
+        bytes.storeBE24(UInt32(bitPattern: clamped) & 0xFF_FFFF, at: offset + Self.cumulativeLostOffset)
+        bytes.storeBE32(extendedHighestSequence, at: offset + Self.highestSequenceOffset)
+        bytes.storeBE32(jitter, at: offset + Self.jitterOffset)
+        bytes.storeBE32(lastSenderReport, at: offset + Self.lastSenderReportOffset)
+        bytes.storeBE32(delaySinceLastSenderReport, at: offset + Self.delayOffset)
     }
 
     /// 24.

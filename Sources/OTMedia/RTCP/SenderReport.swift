@@ -69,13 +69,13 @@ public struct SenderReport: RTCPPacketWriting, Equatable {
         let blocksSize = Int(header.count) * ReportBlock.wireSize
         let needed = Self.fixedBodySize + blocksSize
         guard body.count >= needed else { throw .truncated(needed: needed + RTCPHeader.size, available: body.count + RTCPHeader.size) }
-        ssrc = RTCPWire.u32(body, Self.ssrcOffset)
-        ntpTimestamp = NTPTimestamp(rawValue: RTCPWire.u64(body, Self.ntpOffset))
-        rtpTimestamp = RTCPWire.u32(body, Self.rtpTimestampOffset)
-        packetCount = RTCPWire.u32(body, Self.packetCountOffset)
-        octetCount = RTCPWire.u32(body, Self.octetCountOffset)
-        reportBlocks = RTCPList(wire: RTCPWire.slice(body, Self.fixedBodySize, blocksSize), count: Int(header.count))
-        profileExtension = RTCPWire.slice(body, needed, body.count - needed)
+        ssrc = body.be32(Self.ssrcOffset)
+        ntpTimestamp = NTPTimestamp(rawValue: body.be64(Self.ntpOffset))
+        rtpTimestamp = body.be32(Self.rtpTimestampOffset)
+        packetCount = body.be32(Self.packetCountOffset)
+        octetCount = body.be32(Self.octetCountOffset)
+        reportBlocks = RTCPList(wire: body.view(from: Self.fixedBodySize, count: blocksSize), count: Int(header.count))
+        profileExtension = body.view(from: needed, count: body.count - needed)
     }
 
     /// `.senderReport`.
@@ -94,13 +94,13 @@ public struct SenderReport: RTCPPacketWriting, Equatable {
         try RTCPWire.require(buffer, size)
         RTCPHeader.write(count: reportBlocks.count, packetType: .senderReport, size: size, into: buffer)
         let body = RTCPHeader.size
-        RTCPWire.put32(buffer, body + Self.ssrcOffset, ssrc)
-        RTCPWire.put64(buffer, body + Self.ntpOffset, ntpTimestamp.rawValue)
-        RTCPWire.put32(buffer, body + Self.rtpTimestampOffset, rtpTimestamp)
-        RTCPWire.put32(buffer, body + Self.packetCountOffset, packetCount)
-        RTCPWire.put32(buffer, body + Self.octetCountOffset, octetCount)
+        buffer.storeBE32(ssrc, at: body + Self.ssrcOffset)
+        buffer.storeBE64(ntpTimestamp.rawValue, at: body + Self.ntpOffset)
+        buffer.storeBE32(rtpTimestamp, at: body + Self.rtpTimestampOffset)
+        buffer.storeBE32(packetCount, at: body + Self.packetCountOffset)
+        buffer.storeBE32(octetCount, at: body + Self.octetCountOffset)
         reportBlocks.write(wire: buffer, at: body + Self.fixedBodySize)
-        RTCPWire.copy(profileExtension, into: buffer, at: body + Self.fixedBodySize + reportBlocks.wireSize)
+        buffer.copy(profileExtension, to: body + Self.fixedBodySize + reportBlocks.wireSize)
         return size
     }
 

@@ -102,18 +102,18 @@ public struct SourceDescription: RTCPPacketWriting, Equatable {
             guard count <= RTCPHeader.maxCount else { throw .tooManyItems(count: count, limit: RTCPHeader.maxCount) }
             try RTCPWire.require(buffer, size)
             RTCPHeader.write(count: count, packetType: .sourceDescription, size: size, into: buffer)
-            RTCPWire.copy(bytes, into: buffer, at: RTCPHeader.size)
+            buffer.copy(bytes, to: RTCPHeader.size)
         case let .cname(ssrc, cname):
             guard cname.count <= Self.maxItemLength else { throw .malformed(.cnameTooLong) }
             try RTCPWire.require(buffer, size)
             RTCPHeader.write(count: 1, packetType: .sourceDescription, size: size, into: buffer)
             var offset = RTCPHeader.size
-            RTCPWire.put32(buffer, offset, ssrc)
+            buffer.storeBE32(ssrc, at: offset)
             buffer[offset + 4] = SDESItemType.cname.rawValue
             buffer[offset + 5] = UInt8(cname.count)
-            RTCPWire.copy(cname, into: buffer, at: offset + 6)
+            buffer.copy(cname, to: offset + 6)
             offset += 6 + cname.count
-            RTCPWire.zero(buffer, at: offset, count: size - offset)
+            buffer.zero(at: offset, count: size - offset)
         }
         return size
     }
@@ -183,7 +183,7 @@ public struct SDESChunk: Sequence, Equatable {
             guard offset + 2 <= bytes.count, bytes[offset] != SDESItemType.end.rawValue else { return nil }
             let length = Int(bytes[offset + 1])
             guard offset + 2 + length <= bytes.count else { return nil }
-            let item = SDESItem(type: SDESItemType(rawValue: bytes[offset]), value: RTCPWire.slice(bytes, offset + 2, length))
+            let item = SDESItem(type: SDESItemType(rawValue: bytes[offset]), value: bytes.view(from: offset + 2, count: length))
             offset += 2 + length
             return item
         }
@@ -226,8 +226,8 @@ public struct SDESChunks: Sequence {
             case let .wire(bytes, count):
                 guard index < count,
                       let next = try? SourceDescription.validateChunk(bytes, at: offset) else { return nil }
-                let chunk = SDESChunk(ssrc: RTCPWire.u32(bytes, offset),
-                                      items: RTCPWire.slice(bytes, offset + 4, next - offset - 4), cnameOnly: false)
+                let chunk = SDESChunk(ssrc: bytes.be32(offset),
+                                      items: bytes.view(from: offset + 4, count: next - offset - 4), cnameOnly: false)
                 index += 1
                 offset = next
                 return chunk

@@ -119,28 +119,28 @@ public struct TransportWideCCBuilder: RTCPPacketWriting {
             if step.skip { continue }
             for _ in 0 ..< step.missing {
                 if let chunk = encoder.add(TWCCChunk.notReceived) {
-                    RTCPWire.put16(buffer, chunkOffset, chunk)
+                    buffer.storeBE16(chunk, at: chunkOffset)
                     chunkOffset += 2
                 }
             }
             if let chunk = encoder.add(step.symbol) {
-                RTCPWire.put16(buffer, chunkOffset, chunk)
+                buffer.storeBE16(chunk, at: chunkOffset)
                 chunkOffset += 2
             }
             if step.symbol == TWCCChunk.smallDelta {
                 buffer[deltaOffset] = UInt8(step.delta)
                 deltaOffset += 1
             } else {
-                RTCPWire.put16(buffer, deltaOffset, UInt16(bitPattern: Int16(step.delta)))
+                buffer.storeBE16(UInt16(bitPattern: Int16(step.delta)), at: deltaOffset)
                 deltaOffset += 2
             }
             walker.commit(record, step)
         }
         while let chunk = encoder.flush() {
-            RTCPWire.put16(buffer, chunkOffset, chunk)
+            buffer.storeBE16(chunk, at: chunkOffset)
             chunkOffset += 2
         }
-        RTCPWire.zero(buffer, at: deltaOffset, count: size - deltaOffset)
+        buffer.zero(at: deltaOffset, count: size - deltaOffset)
         return size
     }
 

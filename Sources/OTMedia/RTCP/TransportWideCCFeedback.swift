@@ -73,9 +73,9 @@ public struct TransportWideCCFeedback: RTCPPacketWriting, Equatable {
         }
         senderSSRC = sender
         mediaSSRC = media
-        baseSequenceNumber = RTCPWire.u16(fci, Self.baseSequenceOffset)
-        packetStatusCount = RTCPWire.u16(fci, Self.statusCountOffset)
-        referenceTime = RTCPWire.u24(fci, Self.referenceTimeOffset)
+        baseSequenceNumber = fci.be16(Self.baseSequenceOffset)
+        packetStatusCount = fci.be16(Self.statusCountOffset)
+        referenceTime = fci.be24(Self.referenceTimeOffset)
         feedbackPacketCount = fci[Self.feedbackCountOffset]
 
         var offset = Self.fixedFCISize
@@ -83,14 +83,14 @@ public struct TransportWideCCFeedback: RTCPPacketWriting, Equatable {
         var deltaBytes = 0
         while remaining > 0 {
             guard offset + 2 <= fci.count else { throw .malformed(.twccChunkOverrun) }
-            let (covered, bytes) = try TWCCChunk.validate(RTCPWire.u16(fci, offset), remaining: remaining)
+            let (covered, bytes) = try TWCCChunk.validate(fci.be16(offset), remaining: remaining)
             offset += 2
             remaining -= covered
             deltaBytes += bytes
         }
         guard offset + deltaBytes <= fci.count else { throw .malformed(.twccDeltaOverrun) }
-        chunks = RTCPWire.slice(fci, Self.fixedFCISize, offset - Self.fixedFCISize)
-        deltas = RTCPWire.slice(fci, offset, deltaBytes)
+        chunks = fci.view(from: Self.fixedFCISize, count: offset - Self.fixedFCISize)
+        deltas = fci.view(from: offset, count: deltaBytes)
     }
 
     /// The reference time in microseconds of the sender's time base.
@@ -124,19 +124,19 @@ public struct TransportWideCCFeedback: RTCPPacketWriting, Equatable {
                                  size: size, into: buffer)
         Self.writeFixedFields(into: buffer, base: baseSequenceNumber, count: packetStatusCount,
                               referenceTime: referenceTime, feedbackCount: feedbackPacketCount)
-        RTCPWire.copy(chunks, into: buffer, at: Self.fixedSize)
-        RTCPWire.copy(deltas, into: buffer, at: Self.fixedSize + chunks.count)
+        buffer.copy(chunks, to: Self.fixedSize)
+        buffer.copy(deltas, to: Self.fixedSize + chunks.count)
         let end = Self.fixedSize + chunks.count + deltas.count
-        RTCPWire.zero(buffer, at: end, count: size - end)
+        buffer.zero(at: end, count: size - end)
         return size
     }
 
     static func writeFixedFields(into buffer: UnsafeMutableRawBufferPointer, base: UInt16, count: UInt16,
                                  referenceTime: UInt32, feedbackCount: UInt8) {
         let fci = FeedbackHeader.size
-        RTCPWire.put16(buffer, fci + baseSequenceOffset, base)
-        RTCPWire.put16(buffer, fci + statusCountOffset, count)
-        RTCPWire.put24(buffer, fci + referenceTimeOffset, referenceTime)
+        buffer.storeBE16(base, at: fci + baseSequenceOffset)
+        buffer.storeBE16(count, at: fci + statusCountOffset)
+        buffer.storeBE24(referenceTime, at: fci + referenceTimeOffset)
         buffer[fci + feedbackCountOffset] = feedbackCount
     }
 
@@ -182,7 +182,7 @@ public struct TransportWideCCFeedback: RTCPPacketWriting, Equatable {
                 guard remaining > 0 else { return nil }
                 while position >= capacity {
                     guard chunkOffset + 2 <= chunks.count else { remaining = 0; return nil }
-                    chunk = RTCPWire.u16(chunks, chunkOffset)
+                    chunk = chunks.be16(chunkOffset)
                     chunkOffset += 2
                     capacity = TWCCChunk.capacity(chunk)
                     position = 0
@@ -198,7 +198,7 @@ public struct TransportWideCCFeedback: RTCPPacketWriting, Equatable {
                     deltaOffset += 1
                 case TWCCChunk.largeDelta:
                     guard deltaOffset + 2 <= deltas.count else { remaining = 0; return nil }
-                    delta = Int16(bitPattern: RTCPWire.u16(deltas, deltaOffset))
+                    delta = Int16(bitPattern: deltas.be16(deltaOffset))
                     deltaOffset += 2
                 default:
                     break

@@ -90,16 +90,6 @@ public struct RTPHeaderExtensions: Sendable, Equatable {
     /// Removes every element (the profile stays).
     public mutating func removeAll() { count = 0 }
 
-    /// Calls `body` with a view of the stored elements (valid only inside `body`).
-    public func withElements<R, E: Error>(_ body: (RTPHeaderExtensionElements) throws(E) -> R) throws(E) -> R {
-        let result = storage.span.withUnsafeBytes { raw in
-            Result { () throws(E) -> R in
-                try body(RTPHeaderExtensionElements(profile: profile, data: raw.view(0..<count)))
-            }
-        }
-        return try result.get()
-    }
-
     /// Writes the profile/length word, the data and zero padding at `offset` of `buffer`
     /// (the caller checked that `size` bytes fit). Returns the bytes written (`size`).
     func write(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {

@@ -92,9 +92,6 @@ public struct VP8Packetizer {
     /// Packets of the current frame not yet written.
     public var remainingPackets: Int { data == nil ? 0 : count - index }
 
-    /// The descriptor the current frame's packets carry (S is set on the first only).
-    public var currentDescriptor: VP8PayloadDescriptor { descriptor }
-
     /// Writes the next payload of the current frame at the start of `buffer` (the
     /// region after the RTP header). Returns its length and whether it is the frame's
     /// last packet (set the RTP marker bit then), or nil when the frame is done. Throws

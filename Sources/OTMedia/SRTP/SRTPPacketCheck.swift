@@ -14,11 +14,7 @@ enum SRTPPacketCheck {
     /// |  defined by profile (16)      |        length (16, words)     |  if X
     /// |                        header extension                       |  if X
     /// ```
-    static let rtpFixedHeaderLength = 12
-    static let versionShift: UInt8 = 6
-    static let version: UInt8 = 2
-    static let extensionBit: UInt8 = 0x10
-    static let csrcCountMask: UInt8 = 0x0F
+    /// (Field positions are `RTPHeader`'s; only the extension header's size is new here.)
     static let extensionHeaderLength = 4
 
     /// RTCP common header plus sender SSRC (RFC 3550 section 6.4.1): the least SRTCP protects.
@@ -32,11 +28,11 @@ enum SRTPPacketCheck {
     /// `length` bytes, or nil if it is not version 2 or the header runs past `length`.
     @inline(__always)
     static func rtpHeaderLength(_ packet: UnsafeRawPointer, length: Int) -> Int? {
-        guard length >= rtpFixedHeaderLength else { return nil }
+        guard length >= RTPHeader.fixedSize else { return nil }
         let first = packet.load(as: UInt8.self)
-        guard first >> versionShift == version else { return nil }
-        var header = rtpFixedHeaderLength + 4 * Int(first & csrcCountMask)
-        if first & extensionBit != 0 {
+        guard first >> RTPHeader.versionShift == RTPHeader.version else { return nil }
+        var header = RTPHeader.fixedSize + RTPHeader.csrcSize * Int(first & RTPHeader.csrcCountMask)
+        if first & RTPHeader.extensionBit != 0 {
             guard length >= header + extensionHeaderLength else { return nil }
             let words = Int(packet.load(fromByteOffset: header + 2, as: UInt8.self)) << 8
                 | Int(packet.load(fromByteOffset: header + 3, as: UInt8.self))
@@ -48,6 +44,6 @@ enum SRTPPacketCheck {
     /// Whether the first `length` bytes can be an RTCP packet: version 2, at least 8 bytes.
     @inline(__always)
     static func isRTCP(_ packet: UnsafeRawPointer, length: Int) -> Bool {
-        length >= rtcpMinimumLength && packet.load(as: UInt8.self) >> versionShift == version
+        length >= rtcpMinimumLength && packet.load(as: UInt8.self) >> RTPHeader.versionShift == RTPHeader.version
     }
 }

@@ -1,8 +1,8 @@
 /// An SRTP protection profile: which cipher and authentication tag protect RTP and RTCP.
 ///
 /// The default is `aeadAES128GCM` (RFC 7714). Debian's libsrtp2 is built on NSS, where
-/// AES-GCM costs about a fifth of AES-CM + HMAC-SHA1 per 1200-byte packet (measured; see
-/// docs/benchmarks.md, `otbench transport`). The two AES-CM profiles (RFC 3711, RFC 4568)
+/// AES-GCM costs about a fifth of AES-CM + HMAC-SHA1 per 1200-byte packet (`otbench
+/// transport` prints both). The two AES-CM profiles (RFC 3711, RFC 4568)
 /// are there for peers that offer nothing else. Every property is a constant: free.
 public enum SRTPProfile: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// AEAD_AES_128_GCM (RFC 7714): AES-128 in GCM mode, 16-byte tag on RTP and RTCP,

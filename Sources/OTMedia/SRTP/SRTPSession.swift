@@ -5,8 +5,9 @@ import CSRTP
 /// (`.receiver`), RTP and RTCP, for any SSRC.
 ///
 /// Policy: libsrtp `ssrc_any_outbound` / `ssrc_any_inbound`, replay window of 1024
-/// packets, `allow_repeat_tx` off (a sender never reuses an index, so retransmissions go
-/// out as new packets, RFC 4588). No MKI.
+/// packets, `allow_repeat_tx` off (a sender never protects one index twice: OTKit's
+/// publisher answers a NACK by resending the bytes it already protected, see
+/// `RetransmissionStore`). No MKI.
 ///
 /// Buffers: everything happens in place. A caller that protects must reserve trailer room
 /// after the packet up front — `SRTPProfile.maxTrailer` (20) bytes suits every profile —

@@ -18,9 +18,6 @@ final class ALSAPCM {
     /// The private config tree the PCM was opened from; freed after the PCM is closed.
     private let configuration: OpaquePointer?
 
-    /// Samples per second the engine runs at.
-    static let engineRate = 48_000
-
     private init(handle: OpaquePointer, device: String, direction: ALSADirection,
                  parameters: ALSAStreamParameters, configuration: OpaquePointer?) {
         self.handle = handle

@@ -9,8 +9,6 @@
 ///
 /// Cost: writes or samples 32 cells; no allocation.
 public enum FrameNumberStamp {
-    /// Bits of frame number carried (numbers wrap modulo 2^24).
-    public static let numberBits = 24
     static let columns = 16
     static let rows = 2
 

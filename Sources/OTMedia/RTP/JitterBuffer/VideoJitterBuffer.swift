@@ -149,6 +149,9 @@ public final class VideoJitterBuffer {
             discardAll(discard)
             statistics.restarts += 1
             start(at: extended, now: info.arrivalNanoseconds)
+            // Mid-stream, the decoder has certainly lost its reference: ask at once
+            // (only a brand-new stream waits an interval for its opening keyframe).
+            keyframeRequestImmediately = true
             store(info, handle: handle, extended: extended)
             return .restarted
         }
