@@ -17,10 +17,18 @@ public enum Base64URL {
     /// Encodes the UTF-8 bytes of `text` as unpadded base64url. Allocates the result.
     public static func encode(_ text: String) -> String { encode(Array(text.utf8)) }
 
-    /// Decodes base64url; `=` padding is optional, and the standard `+` `/` are accepted
-    /// in place of `-` `_`. Returns nil for any other character, misplaced padding, or a
-    /// length that no base64 text can have (4n+1). Allocates the result.
-    public static func decode(_ text: String) -> [UInt8]? {
+    /// Decodes base64url (`-`, `_`); `=` padding is optional. Returns nil for any other
+    /// character, misplaced padding, a length no base64 text can have (4n+1), or unused
+    /// low bits that are not zero: every byte string has exactly one accepted spelling,
+    /// so a signature cannot be re-spelled into a second token that verifies. Allocates
+    /// the result.
+    public static func decode(_ text: String) -> [UInt8]? { decode(text, urlSafe: true) }
+
+    /// Decodes standard base64 (`+`, `/`, the T1 token form) with the same strictness
+    /// as `decode`; `=` padding is optional. Allocates the result.
+    public static func decodeStandard(_ text: String) -> [UInt8]? { decode(text, urlSafe: false) }
+
+    private static func decode(_ text: String, urlSafe: Bool) -> [UInt8]? {
         var body = Substring(text)
         var padding = 0
         while body.hasSuffix("=") && padding < 2 {
@@ -32,9 +40,10 @@ public enum Base64URL {
         standard.reserveCapacity(body.utf8.count + 3)
         for scalar in body.unicodeScalars {
             switch scalar {
-            case "A"..."Z", "a"..."z", "0"..."9", "+", "/": standard.unicodeScalars.append(scalar)
-            case "-": standard.append("+")
-            case "_": standard.append("/")
+            case "A"..."Z", "a"..."z", "0"..."9": standard.unicodeScalars.append(scalar)
+            case "+" where !urlSafe, "/" where !urlSafe: standard.unicodeScalars.append(scalar)
+            case "-" where urlSafe: standard.append("+")
+            case "_" where urlSafe: standard.append("/")
             default: return nil
             }
         }
@@ -43,7 +52,9 @@ public enum Base64URL {
         if padding > 0 && remainder == 0 { return nil }
         if remainder > 0 && padding > 0 && remainder + padding != 4 { return nil }
         if remainder > 0 { standard += String(repeating: "=", count: 4 - remainder) }
-        guard let data = Data(base64Encoded: standard) else { return nil }
+        // Foundation ignores non-zero leftover bits ("QR==" decodes like "QQ=="): only the
+        // canonical spelling, the one encoding gives back, is accepted.
+        guard let data = Data(base64Encoded: standard), data.base64EncodedString() == standard else { return nil }
         return Array(data)
     }
 
@@ -52,8 +63,4 @@ public enum Base64URL {
     public static func encodeStandard<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         Data(bytes).base64EncodedString()
     }
-
-    /// Decodes standard base64 (`+`, `/`), tolerating missing `=` padding and accepting
-    /// the URL-safe alphabet too. Returns nil on any invalid character. Allocates the result.
-    public static func decodeStandard(_ text: String) -> [UInt8]? { decode(text) }
 }

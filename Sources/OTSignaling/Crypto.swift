@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// libcrypto primitives behind tokens and JWTs. Each call allocates its result array;
-/// an HMAC costs a few microseconds for token-sized input.
+/// an HMAC over token-sized input is one short OpenSSL call.
 enum Crypto {
     /// HMAC-SHA1 of `message` keyed by `key` (T1 token signatures): 20 bytes.
     static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] { hmac(EVP_sha1(), key: key, message: message) }
@@ -66,22 +66,24 @@ enum Crypto {
     static func unhex(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-        }
         var out = [UInt8]()
         out.reserveCapacity(chars.count / 2)
         var i = 0
         while i < chars.count {
-            guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
+            guard let hi = hexDigitValue(chars[i]), let lo = hexDigitValue(chars[i + 1]) else { return nil }
             out.append(hi << 4 | lo)
             i += 2
         }
         return out
+    }
+}
+
+/// The value of one ASCII hex digit (either case), or nil.
+func hexDigitValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+    default: return nil
     }
 }

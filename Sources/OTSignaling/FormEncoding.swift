@@ -48,15 +48,7 @@ enum FormEncoding {
         var out = [UInt8]()
         out.reserveCapacity(text.utf8.count)
         var bytes = text.utf8.makeIterator()
-        func nibble(_ c: UInt8?) -> UInt8? {
-            guard let c else { return nil }
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-        }
+        func nibble(_ c: UInt8?) -> UInt8? { c.flatMap(hexDigitValue) }
         while let b = bytes.next() {
             switch b {
             case UInt8(ascii: "+"): out.append(UInt8(ascii: " "))

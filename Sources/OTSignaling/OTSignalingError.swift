@@ -27,6 +27,10 @@ public enum OTSignalingError: Error, Equatable, Sendable, CustomStringConvertibl
     case notProjectToken(ist: String)
     /// A REST request arrived without an `X-OPENTOK-AUTH` header.
     case missingAuthentication
+    /// A connection token (with `session_id`/`scope`) offered as a REST credential.
+    case connectionTokenNotAccepted
+    /// The credential's issue time is ahead of the server's clock by more than the leeway.
+    case notYetValid(issuedAt: Int64, now: Int64)
     /// A token could not be generated from these arguments (empty session id, expiry in
     /// the past, an API key containing `~`, ...). `reason` says which.
     case invalidArgument(reason: String)
@@ -69,6 +73,8 @@ public enum OTSignalingError: Error, Equatable, Sendable, CustomStringConvertibl
         case .unknownRole(let role): return "unknown role \"\(role)\" (publisher, subscriber, moderator, publisheronly)"
         case .notProjectToken(let ist): return "JWT ist is \"\(ist)\", expected \"project\""
         case .missingAuthentication: return "missing X-OPENTOK-AUTH header"
+        case .connectionTokenNotAccepted: return "a connection token cannot authenticate REST calls; sign a project JWT"
+        case .notYetValid(let issuedAt, let now): return "issued at \(issuedAt), ahead of the server's clock (now \(now))"
         case .invalidArgument(let reason): return "cannot generate: \(reason)"
         }
     }

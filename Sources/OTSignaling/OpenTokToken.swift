@@ -6,7 +6,7 @@
 /// apiKey + "&sig=" + hex(HMAC-SHA1(secret, data)) + ":" + data)`, where `data` is the
 /// form-encoded `session_id, create_time, expire_time, role, nonce,
 /// initial_layout_class_list, [connection_data]`. Each call costs one HMAC plus string work
-/// of the token's size (well under 100 µs); nothing here is on a media path.
+/// of the token's size; nothing here is on a media path.
 public enum OpenTokToken {
     /// Issues a connection token, applying the Python server SDK's checks in its order:
     /// non-empty session id, expiry not in the past and at most 30 days ahead, connection

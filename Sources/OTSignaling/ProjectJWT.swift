@@ -53,8 +53,10 @@ public enum ProjectJWT {
     /// ``OTSignalingError/malformed(reason:)``, 401); `iss` equals the project's key
     /// (``OTSignalingError/wrongAPIKey(expected:actual:)``, 403); the signature (403);
     /// `ist` is `project` (403); not a connection token (no `scope` / `session_id`: a
-    /// token handed to a client must not work as a REST credential; 403); `exp` after
-    /// `now - leeway` and `iat` before `now + leeway` (``OTSignalingError/expired(expireTime:now:)``, 403).
+    /// token handed to a client must not work as a REST credential:
+    /// ``OTSignalingError/connectionTokenNotAccepted``, 403); `exp` after
+    /// `now - leeway` (``OTSignalingError/expired(expireTime:now:)``, 403) and `iat` before
+    /// `now + leeway` (``OTSignalingError/notYetValid(issuedAt:now:)``, 403).
     /// ``OTSignalingError/httpStatus`` gives the status to answer with.
     public static func verify(
         _ header: String?, credentials: ProjectCredentials, now: Int64 = UnixTime.now(), leeway: Int64 = defaultLeeway
@@ -68,8 +70,9 @@ public enum ProjectJWT {
         guard iss == credentials.apiKey else { throw .wrongAPIKey(expected: credentials.apiKey, actual: iss) }
         guard parsed.signatureMatches(secret: credentials.apiSecret) else { throw .badSignature }
         guard claims.ist == "project" else { throw .notProjectToken(ist: claims.ist ?? "") }
-        guard claims.scope == nil, claims.session_id == nil else { throw .notProjectToken(ist: "project (a connection token)") }
-        guard exp > now - leeway, iat <= now + leeway else { throw .expired(expireTime: exp, now: now) }
+        guard claims.scope == nil, claims.session_id == nil else { throw .connectionTokenNotAccepted }
+        guard exp > now - leeway else { throw .expired(expireTime: exp, now: now) }
+        guard iat <= now + leeway else { throw .notYetValid(issuedAt: iat, now: now) }
         return Claims(apiKey: iss, issuedAt: iat, expireTime: exp, jti: claims.jti)
     }
 

@@ -1,9 +1,9 @@
-/// A small command-line parser: `--name value`, `--flag`, and positional words.
+/// A small command-line parser: `--name value` (or `--name=value`) and `--flag`; anything
+/// else is a usage error.
 /// Errors name the bad argument and what would be right (exit code 2 by convention).
 struct Arguments {
     private(set) var options: [String: String] = [:]
     private(set) var flags: Set<String> = []
-    private(set) var positional: [String] = []
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String
@@ -13,7 +13,9 @@ struct Arguments {
     init(_ words: ArraySlice<String>, valued: Set<String>, flags known: Set<String>) throws {
         var iterator = words.makeIterator()
         while let word = iterator.next() {
-            guard word.hasPrefix("--") else { positional.append(word); continue }
+            guard word.hasPrefix("--") else {
+                throw UsageError(description: "unexpected argument '\(word)' (options start with --; see --help)")
+            }
             var name = String(word.dropFirst(2))
             var inlineValue: String?
             if let eq = name.firstIndex(of: "=") {
@@ -26,6 +28,7 @@ struct Arguments {
                 }
                 options[name] = value
             } else if known.contains(name) {
+                guard inlineValue == nil else { throw UsageError(description: "--\(name) takes no value") }
                 flags.insert(name)
             } else {
                 let all = (valued.union(known)).sorted().map { "--\($0)" }.joined(separator: ", ")

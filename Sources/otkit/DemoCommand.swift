@@ -91,12 +91,14 @@ enum DemoCommand {
     }
 
     private static func openSource(_ args: Arguments, requested: VideoFormat) throws -> (VideoSource, String) {
-        if !args.flags.contains("test-pattern") {
-            let path = args.options["camera"] ?? V4L2Camera.devices().first?.path
-            if let path {
-                let camera = try V4L2Camera(path: path, requested: requested)
-                return (camera, "camera \(path)")
+        if args.flags.contains("test-pattern") {
+            guard args.options["camera"] == nil else {
+                throw Arguments.UsageError(description: "--camera and --test-pattern exclude each other; give one")
             }
+            return (try TestPatternSource(format: requested), "test pattern")
+        }
+        if let path = args.options["camera"] ?? V4L2Camera.devices().first?.path {
+            return (try V4L2Camera(path: path, requested: requested), "camera \(path)")
         }
         return (try TestPatternSource(format: requested), "test pattern (no camera found)")
     }

@@ -40,5 +40,13 @@ do {
 /// Writes to standard error without stdio's shared `stderr` global (not Sendable).
 func writeError(_ text: String) {
     var text = text
-    text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {  // write(2) may take only part, or be interrupted
+            let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
 }

@@ -77,4 +77,27 @@ import Testing
     func rejectsInvalid(text: String) {
         #expect(Base64URL.decode(text) == nil)
     }
+
+    /// One spelling per byte string: "QQ" is [65]; "QR" has non-zero unused bits and would
+    /// decode to the same byte in a lenient decoder, so a JWT signature could be
+    /// re-spelled into a second token that verifies.
+    @Test func nonCanonicalSpellingsAndTheOtherAlphabetAreRefused() throws {
+        #expect(Base64URL.decode("QQ") == [65])
+        #expect(Base64URL.decode("QR") == nil)
+        #expect(Base64URL.decodeStandard("QQ==") == [65])
+        #expect(Base64URL.decodeStandard("QR==") == nil)
+        #expect(Base64URL.decode("-_8") != nil && Base64URL.decode("+/8") == nil, "base64url only")
+        #expect(Base64URL.decodeStandard("+/8=") != nil && Base64URL.decodeStandard("-_8=") == nil, "standard only")
+
+        // A real token with its signature's last character bumped within the unused bits.
+        let credentials = ProjectCredentials(apiKey: "123456", apiSecret: "secret")
+        let jwt = ProjectJWT.sign(credentials: credentials, now: 1_700_000_000)
+        _ = try ProjectJWT.verify(jwt, credentials: credentials, now: 1_700_000_000)
+        let signature = jwt.split(separator: ".")[2]
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = try #require(alphabet.firstIndex(of: signature.last!))
+        // 32 signature bytes → 43 characters; the last carries 2 unused bits.
+        let respelled = String(jwt.dropLast()) + String(alphabet[last ^ 1])
+        #expect(throws: OTSignalingError.self) { try ProjectJWT.verify(respelled, credentials: credentials, now: 1_700_000_000) }
+    }
 }
