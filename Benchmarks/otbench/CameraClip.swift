@@ -7,7 +7,7 @@ import OTMedia
 ///
 /// Content matters for a codec benchmark: flat or static patterns encode far faster
 /// than a camera does, and would make a fixed per-frame overhead look large. This clip
-/// is built like the one behind the reference figures in performance.md section 1.
+/// is built like the camera-like clip of the project's reference measurements.
 /// Cost: one VideoFrame per frame (1.4 MB each at 1280x720), rendered once.
 enum CameraClip {
     /// `count` frames of `width`x`height`, stamped at `frameRate` from t = 0.

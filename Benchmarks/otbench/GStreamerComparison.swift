@@ -39,7 +39,7 @@ struct GStreamerComparison {
         return nil
     }
 
-    /// vp8enc with the settings of performance.md §4, which are `VP8EncoderSettings`'s
+    /// vp8enc with WebRTC's realtime settings, which are `VP8EncoderSettings`'s
     /// (WebRTC's) as the bare loop uses them, plus `error-resilient=default` as OTKit sets.
     var encoder: String {
         let s = publisher.codec.settings

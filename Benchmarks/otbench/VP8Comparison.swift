@@ -11,7 +11,7 @@ struct VP8Comparison {
     /// "vp8 640x480 500k".
     var label: String { "vp8 \(width)x\(height) \(bitrateKbps)k" }
 
-    /// The settings both sides use (see /tmp/codec-api.md and docs/benchmarks.md).
+    /// The settings both sides use (see docs/benchmarks.md).
     var settings: VP8EncoderSettings {
         var settings = VP8EncoderSettings(width: width, height: height, frameRate: frameRate, bitrateKbps: bitrateKbps)
         settings.cpuUsed = -6

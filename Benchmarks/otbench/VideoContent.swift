@@ -6,7 +6,7 @@ enum VideoContent: String, CaseIterable {
     /// a bouncing checkered box and the frame-number stamp. Clean and compressible.
     case pattern
     /// `CameraClip`: panning texture, moving shapes and ±2 LSB sensor noise, like the
-    /// clip behind the reference figures in performance.md (harder to encode).
+    /// clip of the project's reference measurements (harder to encode).
     case camera
 
     /// `count` frames of `width`x`height` stamped at `frameRate` from t = 0.

@@ -58,6 +58,11 @@ done < <(for module in "${modules[@]}"; do
     modprobe --show-depends -d "$kroot" -S "$kver" "$module"
 done)
 [[ -s $stage/etc/modules.load ]] || die "$EXIT_HOST_SETUP" "modprobe found none of: ${modules[*]}"
+# The process substitution above hides modprobe's exit status: check each module made it.
+for module in "${modules[@]}"; do
+    grep -q "/${module//-/[-_]}\.ko" "$stage/etc/modules.load" ||
+        die "$EXIT_HOST_SETUP" "kernel module $module not found in $kroot (modprobe --show-depends)"
+done
 
 # alsa-lib resolves "hw:Loopback,1" through these files; without them every PCM name fails.
 mkdir -p "$stage/usr/share/alsa"

@@ -100,9 +100,11 @@ extension MediaPathTests {
             usleep(500_000)
             subscriber.stop()
 
-            let (numbers, samples) = decoded.snapshot { ($0.frameNumbers, $0.audioSamples) }
+            let (numbers, samples, psnrs) = decoded.snapshot { ($0.frameNumbers, $0.audioSamples, $0.psnrs) }
             let present = Set(numbers).intersection(0..<Self.frames).count
             #expect(Double(present) >= 0.95 * Double(Self.frames), "OTKit decoded \(present) of \(Self.frames) frames")
+            let meanPSNR = psnrs.reduce(0, +) / Double(max(psnrs.count, 1))
+            #expect(psnrs.count >= 20 && meanPSNR >= 30, "OTKit's decode of GStreamer's VP8: mean Y-PSNR \(meanPSNR) over \(psnrs.count) frames")
             let frequency = AudioAnalysis.dominantFrequency(samples: Array(samples.suffix(96_000)), sampleRate: 48_000,
                                                             channels: 2, channel: 0)
             #expect(frequency.map { abs($0 - 440) <= 5 } == true, "OTKit decoded the tone at \(String(describing: frequency)) Hz")

@@ -14,12 +14,10 @@ struct HardwareCameraCodecTests {
             width: format.width, height: format.height, frameRate: format.frameRate, bitrateKbps: 1000))
         let decoder = try VP8Decoder()
         var psnr: [Double] = []
-        var bytes = 0
         while psnr.count < 45 {
             let frame = try #require(try camera.nextFrame(timeoutMilliseconds: 2000), "vivid stopped delivering")
             var decoded: VideoFrame?
             try encoder.encode(frame) { packet in
-                bytes += packet.data.count
                 decoded = try? decoder.decode(packet.data, timestampNanoseconds: packet.timestampNanoseconds)
             }
             let picture = try #require(decoded)
@@ -29,6 +27,5 @@ struct HardwareCameraCodecTests {
         }
         let mean = psnr.reduce(0, +) / Double(psnr.count)
         #expect(mean >= 32, "vivid's colour bars through VP8 at 1 Mbps: mean Y-PSNR \(mean) dB")
-        #expect(bytes > 0)
     }
 }

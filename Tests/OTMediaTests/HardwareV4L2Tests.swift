@@ -57,7 +57,6 @@ struct HardwareV4L2Tests {
 
         var sequences: [UInt64] = []
         var timestamps: [UInt64] = []
-        var barChecks = 0
         while sequences.count < 60 {
             guard let frame = try camera.nextFrame(timeoutMilliseconds: 3000) else {
                 Issue.record("no frame within 3 s after \(sequences.count) frames")
@@ -71,11 +70,9 @@ struct HardwareV4L2Tests {
             timestamps.append(frame.timestampNanoseconds)
             if sequences.count % 10 == 1 {
                 Self.expectColourBars(frame)
-                barChecks += 1
             }
         }
         #expect(sequences.count == 60)
-        #expect(barChecks >= 6)
         #expect(camera.usesDriverTimestamps == true, "vivid stamps buffers with CLOCK_MONOTONIC")
         for (previous, next) in zip(sequences, sequences.dropFirst()) {
             #expect(next > previous, "sequence went from \(previous) to \(next)")

@@ -56,7 +56,8 @@ import Testing
         let skip = 100 * 48 // the first 100 ms: codec delay and start-up
         for c in 0..<format.channels {
             let x = Array(OpusTestSignals.channel(output, c, of: format.channels).dropFirst(skip))
-            let frequency = OpusTestSignals.frequency(x, sampleRate: 48_000)
+            let frequency = AudioAnalysis.dominantFrequency(samples: Array(output.dropFirst(skip * format.channels)),
+                                                            sampleRate: 48_000, channels: format.channels, channel: c) ?? 0
             let level = OpusTestSignals.decibels(OpusTestSignals.rms(x) / (amplitudes[c] / 2.0.squareRoot()))
             print("Opus \(format) ch\(c): \(frequency) Hz, level \(level) dB, \(packets.reduce(0) { $0 + $1.count }) bytes")
             #expect(abs(frequency - 440) <= 440 * 0.02, "channel \(c): \(frequency) Hz")
@@ -180,5 +181,28 @@ import Testing
         print("Opus voice: 16 kbps -> \(low * 8) bit/s, 64 kbps -> \(high * 8) bit/s")
         #expect(abs(Double(low * 8) - 16_000) < 16_000 * 0.35)
         #expect(abs(Double(high * 8) - 64_000) < 64_000 * 0.35)
+    }
+
+    /// setBitrate reaches libopus on a running encoder: the same voice costs about four
+    /// times the bytes after switching 16 → 64 kbps mid-stream.
+    @Test func bitrateChangesWhileRunning() throws {
+        let encoder = try OpusEncoder(settings: { var s = OpusEncoderSettings(format: .mono20ms); s.bitrate = 16_000; return s }())
+        let frame = AudioFrame(format: .mono20ms)
+        var packet = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketSize)
+        func bytes(frames: Range<Int>) throws -> Int {
+            var total = 0
+            for i in frames {
+                OpusTestSignals.voice(into: frame, start: i * 960)
+                total += try packet.withUnsafeMutableBytes { (raw) throws(MediaError) -> Int in try encoder.encode(frame, into: raw) }
+            }
+            return total
+        }
+        _ = try bytes(frames: 0..<50)
+        let low = try bytes(frames: 50..<100)  // 1 s at 16 kbps
+        try encoder.setBitrate(64_000)
+        _ = try bytes(frames: 100..<125)       // rate control settles
+        let high = try bytes(frames: 125..<175)
+        #expect(abs(Double(low * 8) - 16_000) < 16_000 * 0.35, "\(low * 8) bit/s before")
+        #expect(abs(Double(high * 8) - 64_000) < 64_000 * 0.35, "\(high * 8) bit/s after setBitrate(64 000)")
     }
 }

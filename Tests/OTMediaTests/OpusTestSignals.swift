@@ -43,16 +43,6 @@ enum OpusTestSignals {
         stride(from: c, to: samples.count, by: channels).map { Double(samples[$0]) / 32767 }
     }
 
-    /// Frequency from upward zero crossings, each located by linear interpolation.
-    static func frequency(_ x: [Double], sampleRate: Double) -> Double {
-        var crossings: [Double] = []
-        for i in 1..<x.count where x[i - 1] < 0 && x[i] >= 0 {
-            crossings.append(Double(i - 1) + -x[i - 1] / (x[i] - x[i - 1]))
-        }
-        guard crossings.count >= 2, let first = crossings.first, let last = crossings.last else { return 0 }
-        return Double(crossings.count - 1) * sampleRate / (last - first)
-    }
-
     /// Root mean square.
     static func rms(_ x: [Double]) -> Double {
         guard !x.isEmpty else { return 0 }

@@ -37,15 +37,15 @@ import Testing
         ([0xFF, 0xFF], .unknown),
     ])
     func classification(bytes: [UInt8], expected: PacketClass) {
-        #expect(RTCPTestSupport.with(bytes) { PacketClassifier.classify($0) } == expected)
+        #expect(withRaw(bytes) { PacketClassifier.classify($0) } == expected)
     }
 
     @Test func realPacketsClassify() {
-        #expect(RTCPTestSupport.with(RTCPCompoundTests.senderCompound) { PacketClassifier.classify($0) } == .rtcp)
-        #expect(RTCPTestSupport.with(RTCPTransportFeedbackTests.feedback) { PacketClassifier.classify($0) } == .rtcp)
+        #expect(withRaw(RTCPCompoundTests.senderCompound) { PacketClassifier.classify($0) } == .rtcp)
+        #expect(withRaw(RTCPTransportFeedbackTests.feedback) { PacketClassifier.classify($0) } == .rtcp)
         // A VP8 RTP header: V=2, PT 96, seq 1, ts 0, SSRC 1.
         let rtp: [UInt8] = [0x80, 0x60, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 1]
-        #expect(RTCPTestSupport.with(rtp) { PacketClassifier.classify($0) } == .rtp)
+        #expect(withRaw(rtp) { PacketClassifier.classify($0) } == .rtp)
     }
 
     /// Every first/second byte pair: the class depends only on the ranges, never traps.
@@ -54,9 +54,9 @@ import Testing
         for first in 0 ... 255 {
             for second in 0 ... 255 {
                 let bytes = [UInt8(first), UInt8(second)]
-                let result = RTCPTestSupport.with(bytes) { PacketClassifier.classify($0) }
+                let result = withRaw(bytes) { PacketClassifier.classify($0) }
                 counts[result, default: 0] += 1
-                let one = RTCPTestSupport.with([UInt8(first)]) { PacketClassifier.classify($0) }
+                let one = withRaw([UInt8(first)]) { PacketClassifier.classify($0) }
                 if (128 ... 191).contains(first) { #expect(one == .unknown) } else { #expect(one == result) }
             }
         }

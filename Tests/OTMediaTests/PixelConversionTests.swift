@@ -105,7 +105,10 @@ import Testing
     func shortBufferIsRejected(format: PixelFormat) throws {
         let converter = try PixelConverter(pixelFormat: format, width: 16, height: 8)
         let frame = VideoFrame(width: 16, height: 8)
-        let input = [UInt8](repeating: 0, count: converter.minimumInputByteCount - 1)
+        // One byte short of a 16x8 picture: YUYV 2 bytes/pixel, NV12 and YU12 1.5.
+        let needed = format == .yuyv ? 16 * 8 * 2 : 16 * 8 * 3 / 2
+        #expect(converter.minimumInputByteCount == needed)
+        let input = [UInt8](repeating: 0, count: needed - 1)
         let error = #expect(throws: MediaError.self) {
             try input.withUnsafeBytes { bytes in try converter.convert(bytes, into: frame) }
         }

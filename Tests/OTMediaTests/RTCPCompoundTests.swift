@@ -12,7 +12,7 @@ import Testing
     enum Kind: Equatable { case sr, rr, sdes, bye, nack, twcc, pli, fir, remb, unknown, malformed }
 
     static func kinds(_ bytes: [UInt8]) throws -> (kinds: [Kind], unknown: Int, malformed: Int, reduced: Bool) {
-        try RTCPTestSupport.with(bytes) { view in
+        try withRaw(bytes) { view in
             let compound = try RTCPCompoundPacket(validating: view)
             var iterator = compound.makeIterator()
             var kinds: [Kind] = []
@@ -41,7 +41,7 @@ import Testing
         let result = try Self.kinds(Self.senderCompound)
         #expect(result.kinds == [.sr, .sdes])
         #expect(!result.reduced)
-        try RTCPTestSupport.with(Self.senderCompound) { view in
+        try withRaw(Self.senderCompound) { view in
             let packets = Array(try RTCPCompoundPacket(validating: view))
             guard case let .senderReport(sr) = packets[0], case let .sourceDescription(sdes) = packets[1] else {
                 Issue.record("wrong packet kinds")
@@ -55,7 +55,7 @@ import Testing
     @Test func receiverReportWithREMB() throws {
         let result = try Self.kinds(Self.receiverCompound)
         #expect(result.kinds == [.rr, .remb])
-        try RTCPTestSupport.with(Self.receiverCompound) { view in
+        try withRaw(Self.receiverCompound) { view in
             for packet in try RTCPCompoundPacket(validating: view) {
                 if case let .receiverEstimatedMaxBitrate(remb) = packet { #expect(remb.bitrate == 999_997_440) }
             }
@@ -108,7 +108,7 @@ import Testing
         (RTCPFeedbackTests.pli + [0x01, 0xCE, 0x00, 0x00], .unsupportedVersion(0)),
     ])
     func invalidFramingDropsTheDatagram(bytes: [UInt8], expected: RTCPError) {
-        let error = RTCPTestSupport.with(bytes) { view in RTCPTestSupport.error { _ = try RTCPCompoundPacket(validating: view) } }
+        let error = withRaw(bytes) { view in RTCPTestSupport.error { _ = try RTCPCompoundPacket(validating: view) } }
         #expect(error == expected)
     }
 
@@ -119,7 +119,7 @@ import Testing
         let leaving: [UInt32] = [0x902F_9E2E, 0xBC5E_9A40]
         let reason = Array("hangs".utf8)
         var buffer = [UInt8](repeating: 0, count: 1500)
-        try RTCPTestSupport.with(RTCPReportTests.senderReport) { srBytes in
+        try withRaw(RTCPReportTests.senderReport) { srBytes in
             let sr = try SenderReport(parsing: srBytes)
             try cname.withUnsafeBytes { name in
                 try pairs.withUnsafeBufferPointer { pairList in

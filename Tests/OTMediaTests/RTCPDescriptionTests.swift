@@ -36,7 +36,7 @@ import Testing
             let sdes = SourceDescription(ssrc: 0x1234_5678, cname: name)
             let bytes = try RTCPTestSupport.write(sdes)
             #expect(bytes == Self.cnameSDES)
-            try RTCPTestSupport.with(bytes) { view in
+            try withRaw(bytes) { view in
                 let parsed = try SourceDescription(parsing: view)
                 #expect(parsed == sdes)
                 #expect(parsed.chunks.count == 1)
@@ -55,7 +55,7 @@ import Testing
             #expect(sdes.size % 4 == 0)
             let bytes = try RTCPTestSupport.write(sdes)
             #expect(bytes[4 + 6 + length] == 0)  // the END item
-            try RTCPTestSupport.with(bytes) { view in
+            try withRaw(bytes) { view in
                 let parsed = try SourceDescription(parsing: view)
                 #expect(parsed == sdes)
             }
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func everyItemOfEveryChunkIsRead() throws {
-        try RTCPTestSupport.with(Self.twoChunks) { view in
+        try withRaw(Self.twoChunks) { view in
             let sdes = try SourceDescription(parsing: view)
             let chunks = Array(sdes.chunks)
             #expect(chunks.count == 2)
@@ -99,12 +99,12 @@ import Testing
         ([0x81, 0xCA, 0x00, 0x03, 0, 0, 0, 1, 0x00, 0x00, 0x00, 0x00, 0, 0, 0, 0], .malformed(.sdesTrailingBytes)),
     ])
     func malformedDescriptionsAreRefused(bytes: [UInt8], expected: RTCPError) {
-        let error = RTCPTestSupport.with(bytes) { view in RTCPTestSupport.error { _ = try SourceDescription(parsing: view) } }
+        let error = withRaw(bytes) { view in RTCPTestSupport.error { _ = try SourceDescription(parsing: view) } }
         #expect(error == expected)
     }
 
     @Test func goodbyeWithReason() throws {
-        try RTCPTestSupport.with(Self.goodbye) { view in
+        try withRaw(Self.goodbye) { view in
             let bye = try Goodbye(parsing: view)
             #expect(Array(bye.sources) == [0x902F_9E2E, 0xBC5E_9A40])
             #expect(Array(bye.reason) == Array("hangs".utf8))
@@ -119,7 +119,7 @@ import Testing
             let bye = Goodbye(sources: RTCPList(list))
             let bytes = try RTCPTestSupport.write(bye)
             #expect(bytes == [0x83, 0xCB, 0x00, 0x03, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3])
-            try RTCPTestSupport.with(bytes) { view in
+            try withRaw(bytes) { view in
                 let parsed = try Goodbye(parsing: view)
                 #expect(parsed == bye)
                 #expect(parsed.reason.isEmpty)
@@ -129,7 +129,7 @@ import Testing
 
     @Test func goodbyeReasonOverrunIsRefused() {
         let bytes: [UInt8] = [0x81, 0xCB, 0x00, 0x02, 0, 0, 0, 1, 0x08, 0x61, 0x62, 0x63]
-        let error = RTCPTestSupport.with(bytes) { view in RTCPTestSupport.error { _ = try Goodbye(parsing: view) } }
+        let error = withRaw(bytes) { view in RTCPTestSupport.error { _ = try Goodbye(parsing: view) } }
         #expect(error == .malformed(.goodbyeReasonOverrun))
     }
 }

@@ -35,7 +35,7 @@ import Testing
     ]
 
     @Test func genericNACKBytes() throws {
-        try RTCPTestSupport.with(Self.nack) { view in
+        try withRaw(Self.nack) { view in
             let nack = try GenericNACK(parsing: view)
             #expect(nack.senderSSRC == 1)
             #expect(nack.mediaSSRC == 0x902F_9E2E)
@@ -72,7 +72,7 @@ import Testing
         try pairs.withUnsafeBufferPointer { all in
             let nack = GenericNACK(senderSSRC: 5, mediaSSRC: 6, pairs: RTCPList(UnsafeBufferPointer(rebasing: all[0 ..< result.pairs])))
             let bytes = try RTCPTestSupport.write(nack)
-            try RTCPTestSupport.with(bytes) { view in
+            try withRaw(bytes) { view in
                 let parsed = try GenericNACK(parsing: view)
                 #expect(parsed == nack)
                 #expect(Array(parsed.lostSequenceNumbers) == expanded)
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func pictureLossIndicationBytes() throws {
-        try RTCPTestSupport.with(Self.pli) { view in
+        try withRaw(Self.pli) { view in
             let pli = try PictureLossIndication(parsing: view)
             #expect(pli == PictureLossIndication(senderSSRC: 1, mediaSSRC: 0x902F_9E2E))
             let written = try RTCPTestSupport.write(pli)
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func fullIntraRequestBytes() throws {
-        try RTCPTestSupport.with(Self.fir) { view in
+        try withRaw(Self.fir) { view in
             let fir = try FullIntraRequest(parsing: view)
             #expect(fir.senderSSRC == 1)
             #expect(fir.mediaSSRC == 0)
@@ -112,7 +112,7 @@ import Testing
         try entries.withUnsafeBufferPointer { list in
             let fir = FullIntraRequest(senderSSRC: 3, entries: RTCPList(list))
             let bytes = try RTCPTestSupport.write(fir)
-            try RTCPTestSupport.with(bytes) { view in
+            try withRaw(bytes) { view in
                 let parsed = try FullIntraRequest(parsing: view)
                 #expect(parsed == fir)
             }
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func rembBytes() throws {
-        try RTCPTestSupport.with(Self.remb) { view in
+        try withRaw(Self.remb) { view in
             let remb = try ReceiverEstimatedMaxBitrate(parsing: view)
             #expect(remb.senderSSRC == 1)
             #expect(remb.exponent == 12)
@@ -156,7 +156,7 @@ import Testing
         #expect(ReceiverEstimatedMaxBitrate.decode(exponent: exponent, mantissa: mantissa) == decoded)
         let remb = ReceiverEstimatedMaxBitrate(senderSSRC: 1, bitrate: bitrate, ssrcs: .empty)
         let bytes = try RTCPTestSupport.write(remb)
-        try RTCPTestSupport.with(bytes) { view in
+        try withRaw(bytes) { view in
             let parsed = try ReceiverEstimatedMaxBitrate(parsing: view)
             #expect(parsed == remb)
             #expect(parsed.bitrate == decoded)
@@ -180,7 +180,7 @@ import Testing
         ([0x81, 0xCE, 0x00, 0x02, 0, 0, 0, 1, 0, 0, 0, 0], .unexpectedType(packetType: 206, format: 1)),
     ])
     func rembRejects(bytes: [UInt8], expected: RTCPError) {
-        let error = RTCPTestSupport.with(bytes) { view in
+        let error = withRaw(bytes) { view in
             RTCPTestSupport.error { _ = try ReceiverEstimatedMaxBitrate(parsing: view) }
         }
         #expect(error == expected)
@@ -188,7 +188,7 @@ import Testing
 
     @Test func feedbackWithoutSSRCsIsTruncated() {
         let bytes: [UInt8] = [0x81, 0xCE, 0x00, 0x01, 0, 0, 0, 1]
-        let error = RTCPTestSupport.with(bytes) { view in RTCPTestSupport.error { _ = try PictureLossIndication(parsing: view) } }
+        let error = withRaw(bytes) { view in RTCPTestSupport.error { _ = try PictureLossIndication(parsing: view) } }
         #expect(error == .truncated(needed: 12, available: 8))
     }
 }

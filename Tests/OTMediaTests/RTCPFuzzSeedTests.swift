@@ -2,14 +2,14 @@ import Foundation
 import Testing
 @testable import OTMedia
 
-/// Writes the RTCP fuzz target's seed corpus (`<dir>/rtcp/`) when `OTKIT_FUZZ_SEED_DIR`
+/// Writes the RTCP fuzz target's seed corpus (`<dir>/RTCP/`) when `OTKIT_FUZZ_SEED_DIR`
 /// is set: the compounds OTKit's pipelines send (SR+SDES, RR+SDES+NACK+PLI) and the
 /// feedback browsers send (RR+REMB, TWCC, FIR), each concatenated the way they travel.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["OTKIT_FUZZ_SEED_DIR"] != nil))
 struct RTCPFuzzSeedTests {
     @Test func writeRTCPSeeds() throws {
         let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["OTKIT_FUZZ_SEED_DIR"]!)
-        let directory = root.appendingPathComponent("rtcp")
+        let directory = root.appendingPathComponent("RTCP")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let cname = Array("otkit-publisher".utf8)
         var lost: [UInt16] = [65534, 65535, 0, 3, 17, 400]
@@ -57,6 +57,14 @@ struct RTCPFuzzSeedTests {
         for (i, seed) in seeds.enumerated() {
             try Data(seed).write(to: directory.appendingPathComponent(String(format: "seed-%03d", i)))
         }
-        #expect(seeds.count == 5)
+        // Every seed is a compound OTKit's own parser accepts, with no unknown or malformed
+        // packet inside: a seed the fuzzer starts from must reach the deep parsing code.
+        for seed in seeds {
+            try seed.withUnsafeBytes { bytes in
+                var packets = try RTCPCompoundPacket(validating: bytes).makeIterator()
+                while packets.next() != nil {}
+                #expect(packets.malformedCount == 0 && packets.unknownCount == 0)
+            }
+        }
     }
 }

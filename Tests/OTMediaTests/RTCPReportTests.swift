@@ -32,7 +32,7 @@ import Testing
     ]
 
     @Test func senderReportFields() throws {
-        try RTCPTestSupport.with(Self.senderReport) { bytes in
+        try withRaw(Self.senderReport) { bytes in
             let sr = try SenderReport(parsing: bytes)
             #expect(sr.ssrc == 0x902F_9E2E)
             #expect(sr.ntpTimestamp == NTPTimestamp(seconds: 0xDA8B_D1FC, fraction: 0xDDDD_A05A))
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func receiverReportFields() throws {
-        try RTCPTestSupport.with(Self.receiverReport) { bytes in
+        try withRaw(Self.receiverReport) { bytes in
             let rr = try ReceiverReport(parsing: bytes)
             #expect(rr.ssrc == 0x902F_9E2E)
             let block = try #require(rr.reportBlocks.first)
@@ -71,7 +71,7 @@ import Testing
         let block = ReportBlock(ssrc: 1, cumulativeLost: value)
         var bytes = [UInt8](repeating: 0, count: ReportBlock.wireSize)
         _ = try bytes.withUnsafeMutableBytes { try block.write(into: $0) }
-        let parsed = try RTCPTestSupport.with(bytes) { try ReportBlock(parsing: $0) }
+        let parsed = try withRaw(bytes) { try ReportBlock(parsing: $0) }
         #expect(parsed.cumulativeLost == expected)
     }
 
@@ -91,14 +91,14 @@ import Testing
                 #expect(sr.size == 4 + 24 + 31 * 24 + 8)
                 let bytes = try RTCPTestSupport.write(sr)
                 #expect(bytes[0] == 0x80 | 31)
-                try RTCPTestSupport.with(bytes) { view in
+                try withRaw(bytes) { view in
                 let parsed = try SenderReport(parsing: view)
                 #expect(parsed == sr)
             }
 
                 let rr = ReceiverReport(ssrc: 7, reportBlocks: RTCPList(list), profileExtension: extBytes)
                 let rrBytes = try RTCPTestSupport.write(rr)
-                try RTCPTestSupport.with(rrBytes) { view in
+                try withRaw(rrBytes) { view in
                 let parsed = try ReceiverReport(parsing: view)
                 #expect(parsed == rr)
             }
@@ -134,7 +134,7 @@ import Testing
         ([0x81, 0xC8], .truncated(needed: 4, available: 2)),
     ])
     func senderReportRejects(bytes: [UInt8], expected: RTCPError) {
-        let error = RTCPTestSupport.with(bytes) { view in RTCPTestSupport.error { _ = try SenderReport(parsing: view) } }
+        let error = withRaw(bytes) { view in RTCPTestSupport.error { _ = try SenderReport(parsing: view) } }
         #expect(error == expected)
     }
 }

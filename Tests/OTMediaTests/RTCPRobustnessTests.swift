@@ -44,7 +44,7 @@ import Testing
     @Test(arguments: examples.map(\.0))
     func everyTruncationIsRejected(name: String) throws {
         let bytes = try #require(Self.examples.first { $0.0 == name }?.1)
-        #expect(RTCPTestSupport.with(bytes) { RTCPFuzzing.parseCompound($0) } > 0)
+        #expect(withRaw(bytes) { RTCPFuzzing.parseCompound($0) } > 0)
         // A compound's prefix may hold its whole first packet, which the single-packet
         // parsers rightly accept; the compound itself must be refused.
         let isCompound = name.contains("+")
@@ -56,7 +56,7 @@ import Testing
         }
         for length in 0 ..< bytes.count {
             let prefix = Array(bytes[0 ..< length])
-            RTCPTestSupport.with(prefix) { view in
+            withRaw(prefix) { view in
                 let accepted = Self.parseWithEverything(view)
                 if !isCompound { #expect(accepted == 0, "prefix of \(length) bytes accepted") }
                 #expect(((try? RTCPCompoundPacket(validating: view)) == nil) != boundaries.contains(length))
@@ -75,7 +75,7 @@ import Testing
             var packet = Array(bytes[0 ..< keep * 4])
             packet[2] = UInt8((keep - 1) >> 8)
             packet[3] = UInt8((keep - 1) & 0xFF)
-            accepted += RTCPTestSupport.with(packet) { Self.parseWithEverything($0) }
+            accepted += withRaw(packet) { Self.parseWithEverything($0) }
         }
         #expect(accepted >= 1)  // at least the full-length packet parses
     }
@@ -88,7 +88,7 @@ import Testing
             for bit in 0 ..< 8 {
                 var flipped = bytes
                 flipped[index] ^= 1 << bit
-                survived += RTCPTestSupport.with(flipped) { RTCPFuzzing.parseCompound($0) }
+                survived += withRaw(flipped) { RTCPFuzzing.parseCompound($0) }
             }
         }
         #expect(survived > 0)  // most flips in payload fields still decode and round-trip

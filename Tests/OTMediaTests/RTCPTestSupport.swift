@@ -1,14 +1,9 @@
 import Testing
 @testable import OTMedia
 
-/// Helpers shared by the RTCP suites: run code over an array's bytes, and write a packet
-/// into a fresh array checking that `write(into:)` agrees with `size`.
+/// Helpers shared by the RTCP suites: write a packet into a fresh array checking that
+/// `write(into:)` agrees with `size`, and catch the RTCP error a call throws.
 enum RTCPTestSupport {
-    /// Calls `body` with a view of `bytes` (the views it creates must not escape).
-    static func with<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        try bytes.withUnsafeBytes { try body($0) }
-    }
-
     /// Writes `packet` into an array of exactly `size` bytes; records an issue if the
     /// byte count differs from `size`, and checks that a buffer one byte short is refused.
     static func write(_ packet: some RTCPPacketWriting) throws -> [UInt8] {
@@ -34,11 +29,6 @@ enum RTCPTestSupport {
             Issue.record("unexpected error \(error)")
             return nil
         }
-    }
-
-    /// Big-endian bytes of a 32-bit value.
-    static func be32(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 }
 

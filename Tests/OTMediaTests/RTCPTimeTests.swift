@@ -79,7 +79,7 @@ import Testing
         let srTime = clock.timestamp(atMonotonic: sentAt)
         let sr = SenderReport(ssrc: 1, ntpTimestamp: srTime, rtpTimestamp: 0, packetCount: 0, octetCount: 0)
         let srBytes = try RTCPTestSupport.write(sr)
-        let lsr = try RTCPTestSupport.with(srBytes) { try SenderReport(parsing: $0).ntpTimestamp.middle32 }
+        let lsr = try withRaw(srBytes) { try SenderReport(parsing: $0).ntpTimestamp.middle32 }
         // The peer holds the SR 250 ms; the network takes 40 ms each way.
         let dlsr = RTCPRoundTrip.compact(fromNanoseconds: 250_000_000)
         let block = ReportBlock(ssrc: 1, lastSenderReport: lsr, delaySinceLastSenderReport: dlsr)

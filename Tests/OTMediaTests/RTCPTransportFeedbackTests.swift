@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func annotatedFeedbackDecodes() throws {
-        try RTCPTestSupport.with(Self.feedback) { view in
+        try withRaw(Self.feedback) { view in
             let feedback = try TransportWideCCFeedback(parsing: view)
             Self.check(feedback)
             let written = try RTCPTestSupport.write(feedback)
@@ -75,7 +75,7 @@ import Testing
         let placeholder = TWCCPacketStatus(sequenceNumber: 0, symbol: .notReceived, deltaTicks: 0, arrivalTicks: 0)
         var all = [TWCCPacketStatus](repeating: placeholder, count: 64)
         var few = [TWCCPacketStatus](repeating: placeholder, count: 10)
-        try RTCPTestSupport.with(Self.feedback) { view in
+        try withRaw(Self.feedback) { view in
             let feedback = try TransportWideCCFeedback(parsing: view)
             let count = all.withUnsafeMutableBufferPointer { feedback.decode(into: $0) }
             #expect(count == 29)
@@ -91,7 +91,7 @@ import Testing
         var bytes = Self.feedback
         bytes[0] |= 0x20
         bytes[bytes.count - 1] = 3
-        try RTCPTestSupport.with(bytes) { view in
+        try withRaw(bytes) { view in
             let feedback = try TransportWideCCFeedback(parsing: view)
             Self.check(feedback)
             #expect(try RTCPTestSupport.write(feedback) == Self.feedback)  // written back with zero padding
@@ -111,7 +111,7 @@ import Testing
     func malformedFeedbackIsRefused(bytes: [UInt8], expected: RTCPError, length: UInt8) {
         var packet = bytes
         packet[3] = length
-        let error = RTCPTestSupport.with(packet) { view in RTCPTestSupport.error { _ = try TransportWideCCFeedback(parsing: view) } }
+        let error = withRaw(packet) { view in RTCPTestSupport.error { _ = try TransportWideCCFeedback(parsing: view) } }
         #expect(error == expected)
     }
 
@@ -121,7 +121,7 @@ import Testing
             let builder = try TransportWideCCBuilder(senderSSRC: 1, mediaSSRC: 2, feedbackPacketCount: 9, records: input, maxSize: maxSize)
             #expect(builder.size <= maxSize)
             let bytes = try RTCPTestSupport.write(builder)
-            try RTCPTestSupport.with(bytes) { view in
+            try withRaw(bytes) { view in
                 let feedback = try TransportWideCCFeedback(parsing: view)
                 #expect(feedback.baseSequenceNumber == records[0].sequenceNumber)
                 #expect(Int(feedback.packetStatusCount) == builder.packetStatusCount)
@@ -175,7 +175,7 @@ import Testing
         let records = Self.records([(0, 1_000_000), (1, 1_100_000), (2, 1_100_250), (3, 1_090_250)])
         let (_, bytes) = try Self.buildAndCheck(records)
         #expect(Array(bytes[20 ..< 22]) == [0xD9, 0x80])  // 2-bit vector: 01 10 01 10 00 00 00
-        try RTCPTestSupport.with(bytes) { view in
+        try withRaw(bytes) { view in
             let deltas = try TransportWideCCFeedback(parsing: view).packets.map(\.deltaTicks)
             #expect(deltas == [Int16((1_000_000 % 64_000) / 250), 400, 1, -40])
         }

@@ -107,15 +107,15 @@ enum FuzzSeeds {
 }
 
 /// Writes the seed corpus for the libFuzzer targets when `OTKIT_FUZZ_SEED_DIR` is set:
-/// `<dir>/rtp/`, `<dir>/vp8-descriptor/`, `<dir>/vp8-depacketize/`, `<dir>/opus/`, one
-/// file per input. Skipped otherwise. Run:
-/// `OTKIT_FUZZ_SEED_DIR=/tmp/seeds swift test --filter FuzzSeedCorpusTests`.
+/// one folder per target, named as `scripts/fuzz` reads them (`RTP`, `VP8Descriptor`,
+/// `VP8Depacketize`, `Opus`), one file per input. Skipped otherwise. Regenerate in place:
+/// `OTKIT_FUZZ_SEED_DIR=Fuzz/Corpus swift test --filter FuzzSeedCorpusTests`.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["OTKIT_FUZZ_SEED_DIR"] != nil))
 struct FuzzSeedCorpusTests {
     @Test func writeSeedCorpus() throws {
         let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["OTKIT_FUZZ_SEED_DIR"]!)
         let seeds = try FuzzSeeds.make()
-        let sets = [("rtp", seeds.rtp), ("vp8-descriptor", seeds.descriptors), ("vp8-depacketize", seeds.depacketize), ("opus", seeds.opus)]
+        let sets = [("RTP", seeds.rtp), ("VP8Descriptor", seeds.descriptors), ("VP8Depacketize", seeds.depacketize), ("Opus", seeds.opus)]
         for (name, inputs) in sets {
             let directory = root.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

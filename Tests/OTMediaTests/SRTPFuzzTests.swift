@@ -3,22 +3,10 @@ import Testing
 
 /// Garbage into the receiving side never traps, is never accepted, and is counted.
 @Suite struct SRTPFuzzTests {
-    /// A small deterministic generator (SplitMix64), so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: SRTPProfile.allCases)
     func randomBuffersNeverTrap(_ profile: SRTPProfile) throws {
         let receiver = try SRTPSession(keys: SRTPTestPackets.keys(profile), direction: .receiver)
-        var random = SplitMix(state: 0x5EED_0000 | UInt64(profile.keyMaterialLength))
+        var random = SplitMix64(seed: 0x5EED_0000 | UInt64(profile.keyMaterialLength))
         var buffer = [UInt8](repeating: 0, count: 1500)
         let rounds = 10_000
         var accepted = 0

@@ -82,6 +82,8 @@ import Testing
             #expect(!text.contains(keys.base64))
             #expect(!text.contains("65, 66")) // the key bytes 0x41, 0x42 as a list
             #expect(text.contains("redacted") || text.hasPrefix("▿"))
+            // dump() lists stored properties one per line: the key's fields must not appear.
+            #expect(!text.contains("masterKey") && !text.contains("masterSalt"), "\(text)")
         }
     }
 

@@ -198,7 +198,9 @@ import Testing
         let counters = receiver.counters
         let reader = Task.detached { () -> UInt64 in
             var last: UInt64 = 0
-            while last < 500 {
+            // Bounded: if counting broke, the test fails on the value instead of hanging.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while last < 500 && ContinuousClock.now < deadline {
                 let now = counters.unprotected
                 precondition(now >= last, "a counter went backwards")
                 last = now

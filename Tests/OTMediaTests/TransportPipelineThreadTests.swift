@@ -11,6 +11,8 @@ final class PipelineEvents: Sendable {
     let readable = Atomic<Int>(0)
     let datagrams = Atomic<Int>(0)
     let timerFires = Atomic<Int>(0)
+    /// Calls to runTimers, fired or not: waiting for this to move proves a check happened.
+    let timerChecks = Atomic<Int>(0)
     let lastTimerNow = Atomic<UInt64>(0)
     let onOwnThread = Atomic<Bool>(true)
     let threadName = Mutex<String>("")
@@ -33,11 +35,12 @@ final class RecordingHandler: PipelineHandler {
     }
 
     func pipelineStarted(now: UInt64) {
-        events.started.add(1, ordering: .relaxed)
         next = now + period
         slots = (0..<8).map { _ in pool.take()! }
         let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
         events.threadName.withLock { $0 = name.trimmingCharacters(in: .whitespacesAndNewlines) }
+        // Published last, with release: a reader that sees it also sees the name.
+        events.started.add(1, ordering: .releasing)
     }
 
     func socketReadable(_ index: Int, now: UInt64) {
@@ -51,10 +54,11 @@ final class RecordingHandler: PipelineHandler {
 
     func runTimers(now: UInt64) -> UInt64? {
         if now >= next {
-            events.timerFires.add(1, ordering: .relaxed)
             events.lastTimerNow.store(now, ordering: .relaxed)
+            events.timerFires.add(1, ordering: .releasing)  // after lastTimerNow, released
             next = now + period
         }
+        events.timerChecks.add(1, ordering: .releasing)
         return next
     }
 
@@ -71,7 +75,7 @@ final class RecordingHandler: PipelineHandler {
         let events = PipelineEvents()
         let handler = RecordingHandler(events: events, socket: socket, period: 3_600_000_000_000)
         let thread = try PipelineThread(name: "otkit-test-rx", sockets: [socket], handler: handler)
-        #expect(Support.waitUntil { events.started.load(ordering: .relaxed) == 1 })
+        #expect(Support.waitUntil { events.started.load(ordering: .acquiring) == 1 })
         #expect(events.threadName.withLock { $0 } == "otkit-test-rx")
         #expect(!thread.isCurrent)
 
@@ -87,7 +91,7 @@ final class RecordingHandler: PipelineHandler {
         #expect(events.stopped.load(ordering: .relaxed) == 1)
         thread.stop()
         #expect(events.stopped.load(ordering: .relaxed) == 1)
-        #expect(events.timerFires.load(ordering: .relaxed) == 0)
+        #expect(events.timerFires.load(ordering: .acquiring) == 0)
     }
 
     @Test("Timers follow the injected clock: nothing fires until a ManualClock passes the deadline")
@@ -98,23 +102,26 @@ final class RecordingHandler: PipelineHandler {
         let handler = RecordingHandler(events: events, socket: socket, period: 20_000_000)
         let thread = try PipelineThread(name: "otkit-test-timer", clock: clock, sockets: [socket], handler: handler)
         defer { thread.stop() }
-        #expect(Support.waitUntil { events.started.load(ordering: .relaxed) == 1 })
+        #expect(Support.waitUntil { events.started.load(ordering: .acquiring) == 1 })
+        // wokenUp runs before runTimers in a turn: wait for the timer check itself.
+        var checks = events.timerChecks.load(ordering: .acquiring)
         thread.wake()
-        #expect(Support.waitUntil { events.wakeUps.load(ordering: .relaxed) >= 1 })
-        #expect(events.timerFires.load(ordering: .relaxed) == 0)
+        #expect(Support.waitUntil { events.timerChecks.load(ordering: .acquiring) > checks })
+        #expect(events.timerFires.load(ordering: .acquiring) == 0)
 
         clock.advance(by: 20_000_000)
         thread.wake()
-        #expect(Support.waitUntil { events.timerFires.load(ordering: .relaxed) == 1 })
+        #expect(Support.waitUntil { events.timerFires.load(ordering: .acquiring) == 1 })
         #expect(events.lastTimerNow.load(ordering: .relaxed) == 20_001_000)
 
         clock.advance(by: 19_000_000)
+        checks = events.timerChecks.load(ordering: .acquiring)
         thread.wake()
-        #expect(Support.waitUntil { events.wakeUps.load(ordering: .relaxed) >= 3 })
-        #expect(events.timerFires.load(ordering: .relaxed) == 1)
+        #expect(Support.waitUntil { events.timerChecks.load(ordering: .acquiring) > checks })
+        #expect(events.timerFires.load(ordering: .acquiring) == 1)
         clock.advance(by: 1_000_000)
         thread.wake()
-        #expect(Support.waitUntil { events.timerFires.load(ordering: .relaxed) == 2 })
+        #expect(Support.waitUntil { events.timerFires.load(ordering: .acquiring) == 2 })
     }
 
     @Test("Timers on the system clock fire repeatedly without wake-ups")
@@ -124,7 +131,7 @@ final class RecordingHandler: PipelineHandler {
         let handler = RecordingHandler(events: events, socket: socket, period: 2_000_000)
         let start = MonotonicClock.nanoseconds()
         let thread = try PipelineThread(name: "otkit-test-tick", sockets: [socket], handler: handler)
-        #expect(Support.waitUntil { events.timerFires.load(ordering: .relaxed) >= 5 })
+        #expect(Support.waitUntil { events.timerFires.load(ordering: .acquiring) >= 5 })
         thread.stop()
         // Five periods must have passed: a lower bound on time, never an upper one.
         #expect(events.lastTimerNow.load(ordering: .relaxed) >= start + 5 * 2_000_000)

@@ -14,10 +14,15 @@ import Testing
         #expect(V4L2Camera.devices() == [])
     }
 
-    @Test func devicesAreAllCaptureNodes() {
+    /// Where cameras exist, every listed device opens as a capture device (or is busy)
+    /// and lists at least one format; on machines without /dev/video* this is skipped.
+    @Test(.enabled(if: V4L2Tests.machineHasVideoNodes, "no /dev/video* nodes on this machine"))
+    func listedDevicesOpenAsCaptureDevices() {
         for device in V4L2Camera.devices() {
-            #expect(device.path.hasPrefix("/dev/video"))
-            #expect(!device.driver.isEmpty)
+            #expect(!device.formats.isEmpty, "\(device.path) lists no formats")
+            do { _ = try V4L2Camera(path: device.path) } catch {
+                #expect(error.code == .deviceBusy, "\(device.path): \(error)")
+            }
         }
     }
 
@@ -63,8 +68,6 @@ import Testing
         #expect(Set(messages).count == 3)
         let outputDevice = V4L2Errors.notCapture("/dev/video1", card: "vivid", driver: "vivid", kind: "video output")
         #expect(outputDevice.code == .notACaptureDevice)
-        #expect(!messages.contains(outputDevice.message))
-        #expect(outputDevice.message.contains("video output"))
     }
 
     @Test func permissionMessageNamesTheGroup() {

@@ -28,14 +28,11 @@ import Testing
         // The base layer alone is a decodable stream.
         let base = frames.filter { $0.temporalLayer == 0 }
         let baseDecoder = try VP8Decoder()
-        var decoded = 0
         for frame in base {
             let picture = try #require(try baseDecoder.decode(frame))
-            decoded += 1
             let reference = SyntheticVideo.frame(frame.index, width: 320, height: 240)
             #expect(VideoQuality.psnrY(reference, picture) > 28, "TL0 frame \(frame.index)")
         }
-        #expect(decoded == base.count)
         #expect(base.count == 24 / pattern.count)
 
         // TL0 + TL1 (dropping TL2) also decodes cleanly.

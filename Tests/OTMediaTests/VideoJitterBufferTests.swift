@@ -198,6 +198,9 @@ private final class Harness {
         let released = h.released.flatMap(\.1)
         #expect(Set(released).isDisjoint(with: Set(h.discarded)))
         #expect(released.count + h.discarded.count + h.buffer.bufferedPacketCount == stored.count)
+        // Every stored handle came back (none twice, none lost): the sets match exactly.
+        #expect(h.buffer.bufferedPacketCount == 0)
+        #expect(Set(released + h.discarded) == stored)
         // Without retransmissions, exactly the frames whose packets all arrived and whose
         // chain back to a keyframe is intact are decodable; reordering must cost nothing.
         var decodable = 0, chainIntact = false

@@ -3,13 +3,14 @@
 /// Each function takes the fuzzer's input bytes, runs a parser over them and, when the
 /// input parses, re-serializes the result and checks that it parses back to the same
 /// thing. A parser that traps, or a round trip that disagrees (`precondition`), is a
-/// finding. The fuzz targets (`swiftc -sanitize=fuzzer`, wired up by the lead) call
-/// these from `LLVMFuzzerTestOneInput`; the unit tests call them too, on random and
-/// truncated buffers.
+/// finding. The fuzz targets in `Fuzz/` (built by `scripts/fuzz`) call these from
+/// `LLVMFuzzerTestOneInput`; the unit tests call them too, on random and truncated
+/// buffers.
 ///
 /// Seed corpus: `FuzzSeedCorpusTests` (Tests/OTMediaTests/RTPFuzzingTests.swift) writes
 /// real packets from libvpx frames in each target's input format to the directory named
-/// by `OTKIT_FUZZ_SEED_DIR` (`rtp/`, `vp8-descriptor/`, `vp8-depacketize/`, `opus/`).
+/// by `OTKIT_FUZZ_SEED_DIR`, one folder per target as `scripts/fuzz` reads them
+/// (`Fuzz/Corpus/RTP`, `VP8Descriptor`, `VP8Depacketize`, `Opus`).
 ///
 /// Cost: a parse plus a write into a stack buffer the size of the input; nothing that
 /// outlives the call.

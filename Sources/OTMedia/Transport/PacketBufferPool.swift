@@ -7,7 +7,7 @@ import Synchronization
 /// references, O(pool size) per take, and packet pools hold hundreds to thousands of
 /// buffers (a jitter buffer or the impairment proxy's delay line keeps them all busy).
 /// Here `take()` and `release(_:)` are O(1): pop and push on a ring under one uncontended
-/// `Mutex` (a few tens of nanoseconds), never held across I/O.
+/// `Mutex` (uncontended in steady state), never held across I/O.
 ///
 /// Allocation: every buffer is made up front (`initialCount`); the pool grows towards
 /// `maximumCount` only while all buffers are busy, and `createdCount` shows whether it did —

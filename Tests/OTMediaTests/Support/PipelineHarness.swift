@@ -8,7 +8,6 @@ final class DecodedMedia: @unchecked Sendable {
     private(set) var frameNumbers: [UInt32] = []
     private(set) var unreadableFrames = 0
     private(set) var psnrs: [Double] = []
-    private(set) var latencies: [UInt64] = []
     /// presentAt − capture time, per frame with a lip-sync time (ns).
     private(set) var presentationOffsets: [Int64] = []
     private(set) var audioSamples: [Int16] = []
@@ -29,7 +28,6 @@ final class DecodedMedia: @unchecked Sendable {
         guard let number = FrameNumberStamp.read(from: frame) else { unreadableFrames += 1; return }
         frameNumbers.append(number)
         if let captured = captureTimes.withLock({ $0[UInt64(number)] }) {
-            if info.decodedAtNanoseconds > captured { latencies.append(info.decodedAtNanoseconds - captured) }
             if let presentAt = info.presentAtNanoseconds {
                 presentationOffsets.append(Int64(presentAt) - Int64(captured))
             }
@@ -207,5 +205,6 @@ final class GarbageSprayer: @unchecked Sendable {
     func stop() {
         running.store(false, ordering: .relaxed)
         while thread?.isFinished == false { usleep(1_000) }
+        thread = nil  // Foundation's Thread keeps its closure (and so this sprayer) alive
     }
 }

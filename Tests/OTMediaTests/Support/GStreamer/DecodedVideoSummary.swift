@@ -4,9 +4,8 @@ import OTMedia
 /// frames it wrote: how many frames, which frame numbers (`FrameNumberStamp`), and the
 /// luma PSNR of each against the picture it should be (`TestPatternRenderer.render`).
 ///
-/// Used by the interop tests in both directions (a GStreamer receiver's file here; OTKit
-/// decoded frames through `add(_:)`). Cost per frame: a stamp read, one render and one
-/// PSNR pass (about 1 ms at 640x480 in debug builds).
+/// Used by the interop tests on a GStreamer receiver's output file; `add(_:)` takes frames
+/// one at a time. Cost per frame: a stamp read, one render and one PSNR pass.
 struct DecodedVideoSummary: CustomStringConvertible {
     /// The frame numbers the sender sent.
     let sentNumbers: Range<UInt32>

@@ -159,8 +159,8 @@ enum GStreamerPipelines {
     /// - Parameters:
     ///   - senderReports: put rtpbin in the path so RTCP SRs (and SDES, BYE) go out too,
     ///     on the RTP port when `rtcpMux`, else port + 1. Off by default: with rtpbin,
-    ///     gst-launch often never exits after EOS (measured: about half the runs here), so
-    ///     the run ends at the `GStreamerPeer.wait` deadline instead.
+    ///     gst-launch often never exits after EOS, so the run ends at the
+    ///     `GStreamerPeer.wait` deadline instead.
     /// Without `senderReports` it exits by itself once every input has been sent.
     static func sender(video: VideoSend?, audio: AudioSend?, srtp: SRTPKeyMaterial?, host: String = "127.0.0.1",
                        senderReports: Bool = false, rtcpMux: Bool = true) -> GStreamerPipeline {

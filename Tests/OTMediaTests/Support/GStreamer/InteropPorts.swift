@@ -30,4 +30,18 @@ enum InteropPorts {
             return ports
         }
     }
+
+    /// Two consecutive free ports (RTP on the first, RTCP on the second), or nil when
+    /// the block has none free.
+    static func takeAdjacentPair() -> [UInt16]? {
+        let bound = GStreamerPeer.boundUDPPorts()
+        return next.withLock { next in
+            for _ in 0..<blockSize {
+                let port = base + UInt16(next % (blockSize - 1))
+                next += 2
+                if !bound.contains(port) && !bound.contains(port + 1) { return [port, port + 1] }
+            }
+            return nil
+        }
+    }
 }
