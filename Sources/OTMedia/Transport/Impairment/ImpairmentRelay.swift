@@ -41,6 +41,9 @@ final class ImpairmentRelay: PipelineHandler {
 
     func socketReadable(_ index: Int, now: UInt64) {
         refresh()
+        // Leave the receive slots full: a quiet proxy then holds exactly its 2 × 32 posted
+        // buffers, whatever size the last batch had.
+        defer { refill(index) }
         let link = links[index]
         for _ in 0..<8 {
             refill(index)
