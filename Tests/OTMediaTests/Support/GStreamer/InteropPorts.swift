@@ -32,14 +32,20 @@ enum InteropPorts {
     }
 
     /// Two consecutive free ports (RTP on the first, RTCP on the second), or nil when
-    /// the block has none free.
+    /// the block has none free. Continues the same rotation as `take`, so a port an
+    /// earlier test's sender may still be spraying is not handed out again soon.
     static func takeAdjacentPair() -> [UInt16]? {
         let bound = GStreamerPeer.boundUDPPorts()
         return next.withLock { next in
             for _ in 0..<blockSize {
-                let port = base + UInt16(next % (blockSize - 1))
-                next += 2
-                if !bound.contains(port) && !bound.contains(port + 1) { return [port, port + 1] }
+                let offset = next % blockSize
+                next += 1
+                guard offset + 1 < blockSize else { continue }  // the pair stays in the block
+                let port = base + UInt16(offset)
+                if !bound.contains(port) && !bound.contains(port + 1) {
+                    next += 1
+                    return [port, port + 1]
+                }
             }
             return nil
         }
