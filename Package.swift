@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "OTMedia", targets: ["OTMedia"]),
         .library(name: "OTKit", targets: ["OTKit"]),
         .library(name: "OTSignaling", targets: ["OTSignaling"]),
+        .library(name: "OTNet", targets: ["OTNet"]),
+        .library(name: "OTRouter", targets: ["OTRouter"]),
         .executable(name: "otkit", targets: ["otkit"]),
         .executable(name: "otbench", targets: ["otbench"]),
     ],
@@ -26,6 +28,7 @@ let package = Package(
         cModule("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
         cModule("CSRTP", pkgConfig: "libsrtp2", apt: ["libsrtp2-dev"]),
         cModule("COpenSSL", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+        cModule("CLibWebSockets", pkgConfig: "libwebsockets", apt: ["libwebsockets-dev"]),
         // recvmmsg/sendmmsg, ppoll, eventfd: compiled with _GNU_SOURCE, which Glibc's module lacks.
         .target(name: "CUDP", path: "CModules/CUDP"),
 
@@ -33,8 +36,12 @@ let package = Package(
             name: "OTMedia",
             dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP"]
         ),
-        .target(name: "OTKit", dependencies: ["OTMedia"]),
-        .executableTarget(name: "otkit", dependencies: ["OTMedia"]),
+        .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet"]),
+        .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling"]),
+        // HTTP + WebSocket server and client on libwebsockets; no session concepts.
+        .target(name: "OTNet", dependencies: ["CLibWebSockets"]),
+        // The router: REST, WebSocket signaling, the SFU.
+        .target(name: "OTRouter", dependencies: ["OTMedia", "OTSignaling", "OTNet"]),
         // Tokens, session ids, project JWTs and (later) the wire messages; no OTMedia.
         .target(name: "OTSignaling", dependencies: ["COpenSSL"]),
 
@@ -55,14 +62,16 @@ let package = Package(
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
-            dependencies: ["OTMedia", "CBareCodec", "CBareSRTP", "CAllocCounter"],
+            dependencies: ["OTMedia", "OTRouter", "CBareCodec", "CBareSRTP", "CAllocCounter"],
             path: "Benchmarks/otbench"
         ),
 
         // Test-only: OpenSSL primitives for an independent SRTP implementation to check libsrtp2 against.
         .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto"]),
-        .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia"]),
+        .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "OTNet"]),
+        .testTarget(name: "OTNetTests", dependencies: ["OTNet"]),
+        .testTarget(name: "OTRouterTests", dependencies: ["OTRouter", "OTMedia", "OTSignaling", "OTNet"]),
         .testTarget(name: "OTSignalingTests", dependencies: ["OTSignaling"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,6 +14,7 @@ packages=(
   libyuv-dev        # pixel conversion and scaling
   libturbojpeg0-dev # MJPEG cameras
   libsrtp2-dev      # SRTP
+  libwebsockets-dev # HTTP + WebSocket server and client (router REST and signaling, OTKit's signaling client)
   libssl-dev        # OpenSSL: token/JWT HMACs (OTSignaling), DTLS later; the SRTP tests cross-check its AES-GCM
   openssl           # the openssl CLI: token tests recompute HMACs with `openssl dgst`
   python3-venv      # token interop tests install the opentok Python SDK into a venv under .build/

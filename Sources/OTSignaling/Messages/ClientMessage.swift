@@ -1,0 +1,156 @@
+/// Everything a client sends to the router over the signaling WebSocket
+/// (`/v1/session/{sessionId}/ws`). Every message carries a client-chosen `requestId`;
+/// the router answers each with exactly one `ServerMessage` carrying the same id (a
+/// typed reply, `.ok` or `.error`). See ``SignalingCodec`` for the JSON shape.
+public enum ClientMessage: Sendable, Equatable {
+    /// Join with a token (first message). `resume` re-attaches a connection that lost its
+    /// socket within the router's grace period, keeping its connection id and streams.
+    case connect(ConnectRequest)
+    /// Publish a stream; answered with `.published`.
+    case publish(PublishRequest)
+    /// Stop publishing `streamId`.
+    case unpublish(streamId: String)
+    /// Subscribe to a stream; answered with `.subscribed`.
+    case subscribe(SubscribeRequest)
+    /// Stop a subscription.
+    case unsubscribe(subscriberId: String)
+    /// Send a signal to everyone (`to == nil`) or to one connection.
+    case signal(SignalRequest)
+    /// The publisher toggled audio or video (publishAudio / publishVideo).
+    case streamChanged(StreamChange)
+    /// Moderator: mute every stream except `excludedStreamIds`, and streams published later.
+    case forceMuteAll(excludedStreamIds: [String])
+    /// Moderator: mute one stream.
+    case forceMuteStream(streamId: String)
+    /// Moderator: lift the session-wide mute state.
+    case disableForceMute
+    /// Moderator: disconnect a client.
+    case forceDisconnect(connectionId: String)
+    /// Store recent stats and logs under an issue id; answered with `.issueReported`.
+    case reportIssue(IssueReport)
+    /// Keep-alive; answered with `.pong`.
+    case ping
+    /// Leave the session (the router then closes the socket).
+    case disconnect
+}
+
+/// The `connect` request.
+public struct ConnectRequest: Codable, Sendable, Equatable {
+    /// The API key the app created its `OTSession` with.
+    public var apiKey: String
+    /// A T1 or JWT connection token.
+    public var token: String
+    /// Set when re-attaching after a lost socket: the connection id the router gave.
+    public var resumeConnectionId: String?
+    /// The secret the router gave with that connection id (proves it is the same client).
+    public var resumeSecret: String?
+
+    /// A request with every field given.
+    public init(apiKey: String, token: String, resumeConnectionId: String? = nil, resumeSecret: String? = nil) {
+        self.apiKey = apiKey
+        self.token = token
+        self.resumeConnectionId = resumeConnectionId
+        self.resumeSecret = resumeSecret
+    }
+}
+
+/// The `publish` request.
+public struct PublishRequest: Codable, Sendable, Equatable {
+    /// The publisher's name.
+    public var name: String
+    /// Whether audio is published now.
+    public var hasAudio: Bool
+    /// Whether video is published now.
+    public var hasVideo: Bool
+    /// Whether the publisher has an audio track at all (settings.audioTrack).
+    public var audioTrack: Bool
+    /// Whether it has a video track at all (settings.videoTrack).
+    public var videoTrack: Bool
+    /// Encoded width, pixels.
+    public var videoWidth: Int
+    /// Encoded height, pixels.
+    public var videoHeight: Int
+    /// "camera", "screen" or "custom".
+    public var videoType: String
+
+    /// A request with every field given.
+    public init(name: String, hasAudio: Bool, hasVideo: Bool, audioTrack: Bool, videoTrack: Bool,
+                videoWidth: Int, videoHeight: Int, videoType: String) {
+        self.name = name
+        self.hasAudio = hasAudio
+        self.hasVideo = hasVideo
+        self.audioTrack = audioTrack
+        self.videoTrack = videoTrack
+        self.videoWidth = videoWidth
+        self.videoHeight = videoHeight
+        self.videoType = videoType
+    }
+}
+
+/// The `subscribe` request.
+public struct SubscribeRequest: Codable, Sendable, Equatable {
+    /// The stream to receive.
+    public var streamId: String
+    /// Whether to receive its audio.
+    public var subscribeToAudio: Bool
+    /// Whether to receive its video.
+    public var subscribeToVideo: Bool
+
+    /// A request with every field given.
+    public init(streamId: String, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true) {
+        self.streamId = streamId
+        self.subscribeToAudio = subscribeToAudio
+        self.subscribeToVideo = subscribeToVideo
+    }
+}
+
+/// The `signal` request.
+public struct SignalRequest: Codable, Sendable, Equatable {
+    /// The signal type (≤ 128 characters of `A–Z a–z 0–9 - _ ~`; may be empty).
+    public var type: String
+    /// The data (≤ 8192 bytes of UTF-8).
+    public var data: String
+    /// The target connection id, nil for everyone.
+    public var to: String?
+
+    /// A request with every field given.
+    public init(type: String, data: String, to: String?) {
+        self.type = type
+        self.data = data
+        self.to = to
+    }
+}
+
+/// The `streamChanged` request / event: a stream's audio or video was toggled.
+public struct StreamChange: Codable, Sendable, Equatable {
+    /// The stream.
+    public var streamId: String
+    /// The new hasAudio, nil if unchanged.
+    public var hasAudio: Bool?
+    /// The new hasVideo, nil if unchanged.
+    public var hasVideo: Bool?
+
+    /// A change with every field given.
+    public init(streamId: String, hasAudio: Bool?, hasVideo: Bool?) {
+        self.streamId = streamId
+        self.hasAudio = hasAudio
+        self.hasVideo = hasVideo
+    }
+}
+
+/// The `reportIssue` request: what the client knows that would help explain a problem.
+public struct IssueReport: Codable, Sendable, Equatable {
+    /// What the user says happened (may be empty).
+    public var description: String
+    /// Recent statistics, as `name=value` lines.
+    public var stats: [String]
+    /// Recent log lines, oldest first.
+    public var logs: [String]
+
+    /// A report with every field given.
+    public init(description: String, stats: [String], logs: [String]) {
+        self.description = description
+        self.stats = stats
+        self.logs = logs
+    }
+}

@@ -1,0 +1,132 @@
+/// Everything the router sends to a client over the signaling WebSocket: replies to
+/// `ClientMessage`s (carrying their `requestId`) and events (no `requestId`).
+public enum ServerMessage: Sendable, Equatable {
+    /// Reply to `connect`: the session as it is now.
+    case connected(ConnectedReply)
+    /// Reply to `publish`.
+    case published(PublishedReply)
+    /// Reply to `subscribe`.
+    case subscribed(SubscribedReply)
+    /// Reply to `reportIssue`.
+    case issueReported(issueId: String)
+    /// Reply to a request that needs no data back (unpublish, signal, force mute, ...).
+    case ok
+    /// Reply to a refused request, or (without a request id) a session-level error.
+    case error(ErrorReply)
+    /// Reply to `ping`.
+    case pong
+
+    /// Another client joined (never sent about the recipient itself).
+    case connectionCreated(WireConnection)
+    /// A client left; `reason` is "clientDisconnected", "forceDisconnected" or "networkDisconnected".
+    case connectionDestroyed(connectionId: String, reason: String)
+    /// Another client published (never sent to the stream's own publisher).
+    case streamCreated(WireStream)
+    /// A stream ended; `reason` is "clientDisconnected", "forceUnpublished",
+    /// "networkDisconnected" or "unpublished".
+    case streamDestroyed(streamId: String, reason: String)
+    /// A stream's audio or video was toggled.
+    case streamChanged(StreamChange)
+    /// A stream's publisher lost its connection; the router waits for it to come back.
+    case streamInterrupted(streamId: String)
+    /// The publisher of an interrupted stream came back.
+    case streamResumed(streamId: String)
+    /// A signal. `from` is nil when the REST API sent it.
+    case signal(type: String, data: String, from: String?)
+    /// Mute state: with `streamId`, that (own) stream was muted by a moderator
+    /// (`muteForced:` on the publisher); without, the session-wide mute state changed
+    /// (`session:muteForced:` with `active`).
+    case muteForced(streamId: String?, active: Bool)
+    /// An archive started recording the session.
+    case archiveStarted(WireArchive)
+    /// An archive stopped.
+    case archiveStopped(archiveId: String)
+    /// The router is closing this connection (force disconnect, a fatal error); `code`
+    /// is the OpenTok session error code to report, if any.
+    case disconnected(reason: String, code: Int?)
+}
+
+/// The `connected` reply.
+public struct ConnectedReply: Codable, Sendable, Equatable {
+    /// This client's own connection.
+    public var connection: WireConnection
+    /// What it may do.
+    public var capabilities: WireCapabilities
+    /// The other clients already connected (not this one).
+    public var connections: [WireConnection]
+    /// The streams already published (by others; on resume, also this client's own).
+    public var streams: [WireStream]
+    /// The archive running now, if any.
+    public var archive: WireArchive?
+    /// Whether "mute all" is active (streams this client publishes will start muted).
+    public var forceMuteAll: Bool
+    /// The secret to present with `resumeConnectionId` when reconnecting.
+    public var resumeSecret: String
+    /// How long the router keeps this connection after its socket drops, milliseconds.
+    public var reconnectGraceMilliseconds: Int
+    /// Whether the session is relayed (peer to peer) rather than routed.
+    public var relayed: Bool
+
+    /// A reply with every field given.
+    public init(connection: WireConnection, capabilities: WireCapabilities, connections: [WireConnection],
+                streams: [WireStream], archive: WireArchive?, forceMuteAll: Bool, resumeSecret: String,
+                reconnectGraceMilliseconds: Int, relayed: Bool) {
+        self.connection = connection
+        self.capabilities = capabilities
+        self.connections = connections
+        self.streams = streams
+        self.archive = archive
+        self.forceMuteAll = forceMuteAll
+        self.resumeSecret = resumeSecret
+        self.reconnectGraceMilliseconds = reconnectGraceMilliseconds
+        self.relayed = relayed
+    }
+}
+
+/// The `published` reply.
+public struct PublishedReply: Codable, Sendable, Equatable {
+    /// The new stream.
+    public var stream: WireStream
+    /// Where to send its media (routed sessions; nil when relayed).
+    public var media: WireMediaLeg?
+    /// Whether it starts force-muted ("mute all" is active).
+    public var muted: Bool
+
+    /// A reply with every field given.
+    public init(stream: WireStream, media: WireMediaLeg?, muted: Bool) {
+        self.stream = stream
+        self.media = media
+        self.muted = muted
+    }
+}
+
+/// The `subscribed` reply.
+public struct SubscribedReply: Codable, Sendable, Equatable {
+    /// The subscription's id.
+    public var subscriberId: String
+    /// The stream subscribed to.
+    public var streamId: String
+    /// Where its media comes from (routed sessions).
+    public var media: WireMediaLeg?
+
+    /// A reply with every field given.
+    public init(subscriberId: String, streamId: String, media: WireMediaLeg?) {
+        self.subscriberId = subscriberId
+        self.streamId = streamId
+        self.media = media
+    }
+}
+
+/// The `error` reply: OpenTok's error code and a readable message.
+public struct ErrorReply: Codable, Sendable, Equatable {
+    /// The OpenTok code (1004, 1413, 1461, 1520, 1540, ...).
+    public var code: Int
+    /// What went wrong.
+    public var message: String
+
+    /// An error with every field given.
+    public init(code: Int, message: String) {
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,106 @@
+import OTSignaling
+import Testing
+
+@Suite struct SignalingCodecTests {
+    static let stream = WireStream(streamId: "8b732909-0a06-46a2-8ea8-074e64d43422", connectionId: "c1", name: "cam",
+                                   hasAudio: true, hasVideo: false, videoWidth: 640, videoHeight: 480,
+                                   videoType: "camera", creationTime: 1_700_000_000_000)
+    static let connection = WireConnection(connectionId: "c1", creationTime: 1_700_000_000_000, data: "name=Alice")
+    static let leg = WireMediaLeg(host: "127.0.0.1", port: 40000, profile: "AEAD_AES_128_GCM",
+                                  clientKey: "a2V5", routerKey: "c2FsdA==", audioSSRC: 1, videoSSRC: nil)
+
+    static let clientMessages: [ClientMessage] = [
+        .connect(ConnectRequest(apiKey: "123", token: "T1==abc", resumeConnectionId: "c1", resumeSecret: "s")),
+        .connect(ConnectRequest(apiKey: "123", token: "eyJ")),
+        .publish(PublishRequest(name: "cam", hasAudio: true, hasVideo: true, audioTrack: true, videoTrack: true,
+                                videoWidth: 640, videoHeight: 480, videoType: "camera")),
+        .unpublish(streamId: "s1"),
+        .subscribe(SubscribeRequest(streamId: "s1", subscribeToAudio: false, subscribeToVideo: true)),
+        .unsubscribe(subscriberId: "u1"),
+        .signal(SignalRequest(type: "chat", data: "héllo \"quoted\" / ✓", to: nil)),
+        .signal(SignalRequest(type: "", data: "", to: "c2")),
+        .streamChanged(StreamChange(streamId: "s1", hasAudio: false, hasVideo: nil)),
+        .forceMuteAll(excludedStreamIds: ["s1", "s2"]),
+        .forceMuteStream(streamId: "s1"),
+        .disableForceMute,
+        .forceDisconnect(connectionId: "c2"),
+        .reportIssue(IssueReport(description: "choppy", stats: ["rtt=4"], logs: ["a", "b"])),
+        .ping,
+        .disconnect,
+    ]
+
+    static let serverMessages: [ServerMessage] = [
+        .connected(ConnectedReply(connection: connection, capabilities: WireCapabilities(role: .moderator),
+                                  connections: [connection], streams: [stream], archive: WireArchive(id: "a", name: ""),
+                                  forceMuteAll: true, resumeSecret: "s", reconnectGraceMilliseconds: 30_000, relayed: false)),
+        .published(PublishedReply(stream: stream, media: leg, muted: false)),
+        .subscribed(SubscribedReply(subscriberId: "u1", streamId: "s1", media: nil)),
+        .issueReported(issueId: "i1"),
+        .ok,
+        .error(ErrorReply(code: 1413, message: "too long")),
+        .pong,
+        .connectionCreated(connection),
+        .connectionDestroyed(connectionId: "c1", reason: "forceDisconnected"),
+        .streamCreated(stream),
+        .streamDestroyed(streamId: "s1", reason: "unpublished"),
+        .streamChanged(StreamChange(streamId: "s1", hasAudio: nil, hasVideo: true)),
+        .streamInterrupted(streamId: "s1"),
+        .streamResumed(streamId: "s1"),
+        .signal(type: "chat", data: "x", from: nil),
+        .signal(type: "chat", data: "x", from: "c1"),
+        .muteForced(streamId: "s1", active: true),
+        .muteForced(streamId: nil, active: false),
+        .archiveStarted(WireArchive(id: "a", name: "n")),
+        .archiveStopped(archiveId: "a"),
+        .disconnected(reason: "forceDisconnected", code: nil),
+    ]
+
+    @Test(arguments: clientMessages)
+    func clientMessagesRoundTrip(_ message: ClientMessage) throws {
+        let text = SignalingCodec.encode(message, requestId: 42)
+        let decoded = try SignalingCodec.decodeClientMessage(text)
+        #expect(decoded.message == message)
+        #expect(decoded.requestId == 42)
+    }
+
+    @Test(arguments: serverMessages)
+    func serverMessagesRoundTrip(_ message: ServerMessage) throws {
+        let event = try SignalingCodec.decodeServerMessage(SignalingCodec.encode(message))
+        #expect(event.message == message)
+        #expect(event.requestId == nil)
+        let reply = try SignalingCodec.decodeServerMessage(SignalingCodec.encode(message, requestId: 7))
+        #expect(reply.requestId == 7)
+    }
+
+    @Test func envelopeShapeIsStable() {
+        let text = SignalingCodec.encode(ClientMessage.unpublish(streamId: "s/1"), requestId: 3)
+        #expect(text.contains(#""type":"unpublish""#))
+        #expect(text.contains(#""requestId":3"#))
+        #expect(text.contains(#""body":{"streamId":"s/1"}"#))  // slashes are not escaped
+        #expect(SignalingCodec.encode(ServerMessage.pong, requestId: 9).contains(#""type":"pong""#))
+        #expect(!SignalingCodec.encode(ServerMessage.pong).contains("requestId"))
+        #expect(!SignalingCodec.encode(ServerMessage.pong).contains("body"))
+    }
+
+    static let refused: [(String, SignalingDecodingError)] = [
+        ("", .malformed("not JSON")),
+        ("[1,2]", .malformed("not JSON")),
+        (#"{"requestId":1}"#, .malformed("missing field \"type\"")),
+        (#"{"type":"ping"}"#, .missingField("requestId")),
+        (#"{"type":"launch","requestId":1}"#, .unknownType("launch")),
+        (#"{"type":"publish","requestId":1}"#, .missingField("body")),
+        (#"{"type":"unpublish","requestId":1,"body":{}}"#, .malformed("unpublish: missing field \"streamId\"")),
+        (#"{"type":"signal","requestId":1,"body":{"type":5,"data":"x"}}"#, .malformed("signal: wrong type at \"type\"")),
+        (#"{"type":"ping","requestId":"1"}"#, .malformed("wrong type at \"requestId\"")),
+    ]
+
+    @Test(arguments: refused)
+    func malformedClientMessagesAreRefused(_ text: String, _ expected: SignalingDecodingError) {
+        #expect(throws: expected) { try SignalingCodec.decodeClientMessage(text) }
+    }
+
+    @Test func oversizedMessagesAreRefusedBeforeParsing() {
+        let text = #"{"type":"ping","requestId":1,"pad":""# + String(repeating: "x", count: SignalingCodec.maximumMessageBytes) + #""}"#
+        #expect(throws: SignalingDecodingError.tooLarge(text.utf8.count)) { try SignalingCodec.decodeClientMessage(text) }
+    }
+}
