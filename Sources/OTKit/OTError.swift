@@ -32,6 +32,13 @@ public struct OTError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// An error with a raw code in `domain` (router codes OTKit has no case for keep their number).
+    init(domain: OTErrorDomain, code: Int32, message: String) {
+        self.domain = domain
+        self.code = code
+        self.message = message
+    }
+
     /// The session code, when this is a session error.
     public var sessionCode: OTSessionErrorCode? { domain == .session ? OTSessionErrorCode(rawValue: code) : nil }
     /// The publisher code, when this is a publisher error.

@@ -1,5 +1,6 @@
 /// The publisher's audio capture thread body: source → Opus straight into the packet
-/// buffer after the RTP header (no copy) → SRTP → send.
+/// buffer after the RTP header (no copy) → SRTP → send. Frames captured while the
+/// pipeline's `audioEnabled` is false are dropped before the encoder and counted.
 ///
 /// Cost per 20 ms frame: the encode, one protect, one `sendmmsg` of one datagram; no
 /// allocation.
@@ -32,6 +33,11 @@ final class PublisherAudioLoop: @unchecked Sendable {
                 return
             }
             guard let frame else { continue }
+            // publishAudio off (or a forced mute): the frame stops here, before the encoder.
+            guard pipeline.audioSwitch.load(ordering: .relaxed) else {
+                pipeline.audioFramesDisabled.add(1, ordering: .relaxed)
+                continue
+            }
             do { try send(frame) } catch { pipeline.record(error) }
         }
     }

@@ -30,6 +30,10 @@ public final class PublisherPipeline: Sendable {
     let audioSender: RTPStreamSender?
     let retransmissions = RetransmissionStore()
     let keyframeRequested = Atomic<Bool>(false)
+    let audioSwitch = Atomic<Bool>(true)
+    let videoSwitch = Atomic<Bool>(true)
+    let audioFramesDisabled = Atomic<UInt64>(0)
+    let videoFramesDisabled = Atomic<UInt64>(0)
     let pool: PacketBufferPool
     private let videoSource: (any VideoSource)?
     private let audioSource: (any AudioSource)?
@@ -117,6 +121,31 @@ public final class PublisherPipeline: Sendable {
         videoSource?.stop()
         audioSource?.stop()
     }
+
+    /// Whether captured audio is encoded and sent (OpenTok's publishAudio). When false
+    /// the audio thread drops each captured frame before the encoder: nothing is
+    /// encoded and no audio packet leaves (the source keeps running, so switching back
+    /// is immediate). Cost: one relaxed atomic store; the loop reads it once per frame.
+    public var audioEnabled: Bool {
+        get { audioSwitch.load(ordering: .relaxed) }
+        set { audioSwitch.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Whether captured video is encoded and sent (OpenTok's publishVideo); as for
+    /// `audioEnabled`. Switching video back on asks the encoder for a keyframe, so
+    /// receivers can decode at once.
+    public var videoEnabled: Bool {
+        get { videoSwitch.load(ordering: .relaxed) }
+        set {
+            let was = videoSwitch.exchange(newValue, ordering: .relaxed)
+            if newValue && !was { requestKeyframe() }
+        }
+    }
+
+    /// Captured audio frames dropped before the encoder because `audioEnabled` was false.
+    public var audioFramesDroppedWhileDisabled: UInt64 { audioFramesDisabled.load(ordering: .relaxed) }
+    /// Captured video frames dropped before the encoder because `videoEnabled` was false.
+    public var videoFramesDroppedWhileDisabled: UInt64 { videoFramesDisabled.load(ordering: .relaxed) }
 
     /// Asks the video encoder for a keyframe on its next frame.
     public func requestKeyframe() { keyframeRequested.store(true, ordering: .relaxed) }

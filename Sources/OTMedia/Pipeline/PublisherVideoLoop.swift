@@ -1,5 +1,7 @@
 /// The publisher's video capture thread body: source → VP8 → RFC 7741 packets → SRTP →
 /// one `sendmmsg` per frame, then the frame's packets into the retransmission store.
+/// Frames captured while the pipeline's `videoEnabled` is false are dropped before the
+/// encoder and counted.
 ///
 /// Cost per frame: the encode, one protect and one 1.2 KB copy per packet, one batched
 /// send; no allocation (the packet array and message batch are reused).
@@ -37,6 +39,11 @@ final class PublisherVideoLoop: @unchecked Sendable {
                 return
             }
             guard let frame else { continue }
+            // publishVideo off: the frame stops here, before the encoder.
+            guard pipeline.videoSwitch.load(ordering: .relaxed) else {
+                pipeline.videoFramesDisabled.add(1, ordering: .relaxed)
+                continue
+            }
             pipeline.frameCaptured(frame)
             do { try send(frame) } catch { pipeline.record(error) }
         }

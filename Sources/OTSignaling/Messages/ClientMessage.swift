@@ -146,11 +146,15 @@ public struct IssueReport: Codable, Sendable, Equatable {
     public var stats: [String]
     /// Recent log lines, oldest first.
     public var logs: [String]
+    /// The id the client chose for the report (returned by its `reportIssue` at once);
+    /// the router stores the report under it. Nil: the router chooses one.
+    public var issueId: String?
 
     /// A report with every field given.
-    public init(description: String, stats: [String], logs: [String]) {
+    public init(description: String, stats: [String], logs: [String], issueId: String? = nil) {
         self.description = description
         self.stats = stats
         self.logs = logs
+        self.issueId = issueId
     }
 }

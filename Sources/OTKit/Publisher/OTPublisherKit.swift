@@ -1,0 +1,313 @@
+import Foundation
+import OTMedia
+import OTSignaling
+
+/// A headless publisher (`OTPublisherKit`): sends audio from the process's audio device
+/// and video from a custom capturer (`settings.videoCapture`; without one it publishes
+/// audio only) into a session. `OTPublisher` adds the camera.
+///
+/// One publisher per session, and one session per publisher. Delegate calls arrive on
+/// the session's `apiQueue`. Cost while publishing: a `PublisherPipeline` (a capture
+/// thread per track, a feedback thread, one UDP socket) and the encoders.
+public class OTPublisherKit: @unchecked Sendable {
+    /// Whom the publisher tells what happens (weak).
+    public weak var delegate: (any OTPublisherKitDelegate)?
+    /// Receives the microphone level once per second (weak).
+    public weak var audioLevelDelegate: (any OTPublisherKitAudioLevelDelegate)?
+    /// Receives send statistics once per second (weak).
+    public weak var networkStatsDelegate: (any OTPublisherKitNetworkStatsDelegate)?
+    /// The stream's name.
+    public let name: String
+    /// The custom capturer (from the settings; may be replaced before publishing).
+    public var videoCapture: (any OTVideoCapture)? {
+        get { lock.withLock { storedCapture } }
+        set { lock.withLock { storedCapture = newValue } }
+    }
+    /// The kind of video (camera for `OTPublisher`, custom for a capturer).
+    public var videoType: OTStreamVideoType = .custom
+
+    let lock = NSLock()
+    let audioTrack: Bool
+    let videoTrack: Bool
+    let audioBitrate: Int32
+    let opusDtx: Bool
+    private var storedCapture: (any OTVideoCapture)?
+    private weak var storedSession: OTSession?
+    private var storedStream: OTStream?
+    private var audioOn = true
+    private var videoOn = true
+    private var pipeline: PublisherPipeline?
+    private var meter: MeteredAudioSource?
+    private var startTime = Date()
+    var publishWaiters: [CheckedContinuation<Void, any Error>] = []
+
+    /// A publisher with `settings` (read once). Nothing is opened until it is published.
+    public init(delegate: (any OTPublisherKitDelegate)?, settings: OTPublisherKitSettings = OTPublisherKitSettings()) {
+        self.delegate = delegate
+        name = settings.name ?? ""
+        audioTrack = settings.audioTrack
+        videoTrack = settings.videoTrack
+        audioBitrate = settings.audioBitrate
+        opusDtx = settings.enableOpusDtx
+        storedCapture = settings.videoCapture
+    }
+
+    /// The session it publishes into (nil when not publishing).
+    public var session: OTSession? { lock.withLock { storedSession } }
+    /// Its stream (nil until `publisher(_:streamCreated:)`).
+    public var stream: OTStream? { lock.withLock { storedStream } }
+
+    /// Whether audio is sent (default true). False stops captured audio at the encoder
+    /// (no packets leave) and tells the session (the stream's `hasAudio` changes).
+    public var publishAudio: Bool {
+        get { lock.withLock { audioOn } }
+        set { setPublishing(audio: newValue, video: nil) }
+    }
+
+    /// Whether video is sent (default true), as for `publishAudio`; turning it back on
+    /// starts with a keyframe.
+    public var publishVideo: Bool {
+        get { lock.withLock { videoOn } }
+        set { setPublishing(audio: nil, video: newValue) }
+    }
+
+    private func setPublishing(audio: Bool?, video: Bool?) {
+        let (changed, pipeline, stream, session) = lock.withLock { () -> (Bool, PublisherPipeline?, OTStream?, OTSession?) in
+            var changed = false
+            if let audio, audio != audioOn { audioOn = audio; changed = true }
+            if let video, video != videoOn { videoOn = video; changed = true }
+            return (changed, self.pipeline, storedStream, storedSession)
+        }
+        guard changed else { return }
+        if let audio { pipeline?.audioEnabled = audio }
+        if let video { pipeline?.videoEnabled = video }
+        if let stream, let session {
+            stream.update(hasAudio: audio, hasVideo: video)
+            session.sendStreamChange(StreamChange(streamId: stream.streamId, hasAudio: audio, hasVideo: video))
+        }
+    }
+
+    // MARK: - Media (subclasses choose the video source)
+
+    /// The video source to publish, or nil for audio only. The kit wraps the capturer.
+    func makeVideoSource() throws(OTError) -> (any VideoSource)? {
+        guard videoTrack, let capture = videoCapture else { return nil }
+        var format = OTVideoFormat.i420(width: 640, height: 480)
+        capture.initCapture()
+        guard capture.captureSettings(&format) == 0, format.pixelFormat == .i420 else {
+            throw OTError(OTPublisherErrorCode.internalError, "the video capturer's captureSettings failed or is not I420")
+        }
+        do { try format.engineFormat.validate() } catch {
+            throw OTError(OTPublisherErrorCode.internalError, "the video capturer's format: \(error.message)")
+        }
+        let consumer = OTVideoCaptureConsumer(format: format.engineFormat)
+        capture.videoCaptureConsumer = consumer
+        return CapturerSource(consumer: consumer, capture: capture)
+    }
+
+    /// What to announce to the router before media starts.
+    func makePublishRequest() -> PublishRequest {
+        let (audio, video) = lock.withLock { (audioOn, videoOn) }
+        let hasVideoSource = videoTrack && (videoCapture != nil || self is OTPublisher)
+        let size = plannedVideoSize()
+        return PublishRequest(name: name, hasAudio: audioTrack && audio, hasVideo: hasVideoSource && video,
+                              audioTrack: audioTrack, videoTrack: hasVideoSource,
+                              videoWidth: hasVideoSource ? size.width : 0, videoHeight: hasVideoSource ? size.height : 0,
+                              videoType: videoType.wire)
+    }
+
+    /// The size the stream is announced with.
+    func plannedVideoSize() -> (width: Int, height: Int) {
+        guard let capture = videoCapture else { return (0, 0) }
+        var format = OTVideoFormat.i420(width: 640, height: 480)
+        _ = capture.captureSettings(&format)
+        return (format.imageWidth, format.imageHeight)
+    }
+
+    /// Claims the publisher for `session`; throws 1015 if it publishes elsewhere.
+    func attach(to session: OTSession) throws(OTError) {
+        try lock.withTypedLock { () throws(OTError) in
+            if let current = storedSession, current !== session {
+                throw OTError(.illegalState, "this publisher already publishes in session \(current.sessionId)")
+            }
+            storedSession = session
+        }
+    }
+
+    /// The router accepted the stream: start media and announce it. Work queue.
+    func published(_ reply: PublishedReply, in session: OTSession, own: OTConnection) {
+        let stream = OTStream(reply.stream, connection: own, session: session)
+        do throws(OTError) {
+            try startMedia(reply.media, settings: session.settings)
+        } catch {
+            session.publisherFailed(self, error: error, unpublishStreamId: reply.stream.streamId)
+            return
+        }
+        lock.withLock { storedStream = stream; startTime = Date() }
+        session.log.add("publishing stream \(stream.streamId)")
+        session.onApiQueue {
+            self.delegate?.publisher(self, streamCreated: stream)
+            self.resolvePublishWaiters(nil)
+        }
+        if reply.muted { applyForcedMute() }
+    }
+
+    private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings) throws(OTError) {
+        guard let leg else { return }  // relayed sessions: peer-to-peer media is a later issue
+        let (host, port) = settings.mediaAddressRewrite?(leg.host, leg.port) ?? (leg.host, leg.port)
+        guard let destination = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
+            throw OTError(OTPublisherErrorCode.webRTCError, "the router's media address \(host):\(port) is not an IP address")
+        }
+        let keys = try MediaLegKeys.make(leg, publisherDomain: true)
+        let videoSource = try makeVideoSource()
+        let audioSource: MeteredAudioSource?
+        if audioTrack {
+            do { audioSource = MeteredAudioSource(try OTAudioDeviceManager.makeCaptureSource()) } catch {
+                throw OTError(publishing: error)
+            }
+        } else {
+            audioSource = nil
+        }
+        var video: VP8EncoderSettings?
+        if let format = videoSource?.format {
+            let pixelsPerSecond = Double(format.width * format.height) * format.frameRate
+            video = VP8EncoderSettings(width: format.width, height: format.height, frameRate: format.frameRate,
+                                       bitrateKbps: min(2500, max(150, Int(pixelsPerSecond * 0.07 / 1000))))
+        }
+        var audio: OpusEncoderSettings?
+        if let format = audioSource?.format {
+            var opus = OpusEncoderSettings(format: format)
+            opus.bitrate = Int(audioBitrate)
+            opus.dtx = opusDtx
+            opus.inbandFEC = true
+            audio = opus
+        }
+        var configuration = PublisherConfiguration(destination: destination, video: video, audio: audio)
+        configuration.keys = keys
+        if let ssrc = leg.videoSSRC { configuration.videoStream = .vp8(ssrc: ssrc) }
+        if let ssrc = leg.audioSSRC { configuration.audioStream = .opus(ssrc: ssrc) }
+        do {
+            let pipeline = try PublisherPipeline(configuration: configuration, videoSource: videoSource, audioSource: audioSource)
+            let (audioOn, videoOn) = lock.withLock { (self.audioOn, self.videoOn) }
+            pipeline.audioEnabled = audioOn
+            pipeline.videoEnabled = videoOn
+            try pipeline.start()
+            lock.withLock {
+                self.pipeline = pipeline
+                self.meter = audioSource
+            }
+        } catch {
+            throw OTError(publishing: error)
+        }
+    }
+
+    /// A moderator muted this stream: audio off at the encoder, announced, then `muteForced`.
+    func applyForcedMute() {
+        setPublishing(audio: false, video: nil)
+        guard let session else { return }
+        session.log.add("audio muted by a moderator")
+        session.onApiQueue { self.delegate?.muteForced(self) }
+    }
+
+    /// The stream ended (unpublish, forced unpublish): stop media, tell the delegate, detach.
+    func streamEnded(_ session: OTSession, reason: String) {
+        let stream = detach()
+        session.log.add("stream ended: \(reason)")
+        if let stream { session.onApiQueue { self.delegate?.publisher(self, streamDestroyed: stream) } }
+    }
+
+    /// The session ended while publishing.
+    func sessionEnded(_ session: OTSession) {
+        let stream = detach()
+        session.onApiQueue {
+            if let stream { self.delegate?.publisher(self, streamDestroyed: stream) }
+            self.resolvePublishWaiters(OTError(OTPublisherErrorCode.sessionDisconnected, "the session disconnected"))
+        }
+    }
+
+    /// Stops media and forgets the session; returns the stream it had.
+    @discardableResult
+    func detach() -> OTStream? {
+        let (pipeline, stream, capture) = lock.withLock { () -> (PublisherPipeline?, OTStream?, (any OTVideoCapture)?) in
+            defer { self.pipeline = nil; self.meter = nil; storedStream = nil; storedSession = nil }
+            return (self.pipeline, storedStream, storedCapture)
+        }
+        pipeline?.stop()
+        if pipeline != nil, let capture {
+            _ = capture.stopCapture()
+            capture.releaseCapture()
+        }
+        return stream
+    }
+
+    func resolvePublishWaiters(_ error: OTError?) {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
+            defer { publishWaiters = [] }
+            return publishWaiters
+        }
+        for waiter in waiters {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+        }
+    }
+
+    // MARK: - Statistics
+
+    /// Counter snapshots of the running pipeline (nil when not publishing).
+    var counters: (video: StreamCounters.Snapshot, audio: StreamCounters.Snapshot, droppedAudio: UInt64, droppedVideo: UInt64)? {
+        guard let pipeline = lock.withLock({ pipeline }) else { return nil }
+        return (pipeline.videoCounters.snapshot(), pipeline.audioCounters.snapshot(),
+                pipeline.audioFramesDroppedWhileDisabled, pipeline.videoFramesDroppedWhileDisabled)
+    }
+
+    func statsLines() -> [String] {
+        guard let c = counters else { return [] }
+        return ["publisher.video.packetsSent=\(c.video.packets)", "publisher.video.bytesSent=\(c.video.bytes)",
+                "publisher.video.packetsLost=\(c.video.packetsLost)", "publisher.video.framesEncoded=\(c.video.frames)",
+                "publisher.audio.packetsSent=\(c.audio.packets)", "publisher.audio.bytesSent=\(c.audio.bytes)",
+                "publisher.audio.packetsLost=\(c.audio.packetsLost)", "publisher.audio.framesDroppedMuted=\(c.droppedAudio)"]
+    }
+
+    /// Delivers stats and level to their delegates. Work queue (stats timer).
+    func deliverStats(_ session: OTSession) {
+        guard let c = counters else { return }
+        let level = lock.withLock { meter }?.takeLevel() ?? 0
+        let now = Date().timeIntervalSince1970 * 1000
+        let start = lock.withLock { startTime.timeIntervalSince1970 * 1000 }
+        let video = OTPublisherKitVideoNetworkStats(connectionId: "", subscriberId: "", videoPacketsLost: c.video.packetsLost,
+                                                    videoPacketsSent: Int64(c.video.packets), videoBytesSent: Int64(c.video.bytes),
+                                                    timestamp: now, startTime: start)
+        let audio = OTPublisherKitAudioNetworkStats(connectionId: "", subscriberId: "", audioPacketsLost: c.audio.packetsLost,
+                                                    audioPacketsSent: Int64(c.audio.packets), audioBytesSent: Int64(c.audio.bytes),
+                                                    timestamp: now, startTime: start)
+        session.onApiQueue {
+            if let stats = self.networkStatsDelegate {
+                stats.publisher(self, videoNetworkStatsUpdated: [video])
+                stats.publisher(self, audioNetworkStatsUpdated: [audio])
+            }
+            self.audioLevelDelegate?.publisher(self, audioLevelUpdated: level)
+        }
+    }
+}
+
+/// A capturer's frames as a `VideoSource` that also starts and stops the capturer.
+final class CapturerSource: VideoSource, @unchecked Sendable {
+    let consumer: OTVideoCaptureConsumer
+    let capture: any OTVideoCapture
+    init(consumer: OTVideoCaptureConsumer, capture: any OTVideoCapture) {
+        self.consumer = consumer
+        self.capture = capture
+    }
+    var format: VideoFormat { consumer.format }
+    var statistics: CaptureStatistics { consumer.statistics }
+    func start() throws(MediaError) {
+        try consumer.start()
+        guard capture.startCapture() == 0 else { throw MediaError(.systemError, "the video capturer's startCapture failed") }
+    }
+    func nextFrame(timeoutMilliseconds: Int) throws(MediaError) -> VideoFrame? {
+        try consumer.nextFrame(timeoutMilliseconds: timeoutMilliseconds)
+    }
+    func stop() {
+        _ = capture.stopCapture()
+        consumer.stop()
+    }
+}

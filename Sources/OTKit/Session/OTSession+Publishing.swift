@@ -1,0 +1,144 @@
+import Foundation
+import OTSignaling
+
+/// Publish, unpublish, subscribe, unsubscribe.
+extension OTSession {
+    /// Starts publishing (`publish:error:`). Throws 1010 when not connected, 1015
+    /// (`illegalState`) when the token may not publish (subscriber role), when the
+    /// session already has a publisher (OpenTok allows one per session; a second one is
+    /// refused with 1015), or when the publisher publishes in another session. The
+    /// outcome arrives as `publisher(_:streamCreated:)` or `publisher(_:didFailWithError:)`.
+    public func publish(_ publisher: OTPublisherKit) throws(OTError) {
+        try lock.withTypedLock { () throws(OTError) in
+            guard state.status == .connected else { throw OTError(.notConnected, "publish needs a connected session") }
+            guard state.capabilities?.canPublish == true else { throw OTError(.illegalState, "this token's role cannot publish") }
+            guard state.publisher == nil else {
+                throw OTError(.illegalState, "this session already has a publisher (one per session)")
+            }
+        }
+        try publisher.attach(to: self)
+        lock.withLock { state.publisher = publisher }
+        let request = publisher.makePublishRequest()
+        work.async {
+            guard let channel = self.channel else { return }
+            let sent = channel.request(.publish(request)) { reply in
+                switch reply {
+                case .published(let published):
+                    guard let own = self.connection, self.lock.withLock({ self.state.publisher === publisher }) else { return }
+                    publisher.published(published, in: self, own: own)
+                case .error(let error):
+                    self.publisherFailed(publisher, error: OTError(domain: .publisher, code: Int32(truncatingIfNeeded: error.code), message: error.message),
+                                         unpublishStreamId: nil)
+                default:
+                    self.publisherFailed(publisher, error: OTError(OTPublisherErrorCode.internalError, "unexpected reply to publish"),
+                                         unpublishStreamId: nil)
+                }
+            }
+            if !sent { self.publisherFailed(publisher, error: OTError(OTPublisherErrorCode.sessionDisconnected, "the session is not connected"), unpublishStreamId: nil) }
+        }
+    }
+
+    /// Stops publishing (`unpublish:error:`); `publisher(_:streamDestroyed:)` follows.
+    /// Throws 1113 (`publisherNotFound`) when it does not publish in this session.
+    public func unpublish(_ publisher: OTPublisherKit) throws(OTError) {
+        try lock.withTypedLock { () throws(OTError) in
+            guard state.publisher === publisher else { throw OTError(.publisherNotFound, "this publisher does not publish in this session") }
+            state.publisher = nil
+        }
+        work.async {
+            if let streamId = publisher.stream?.streamId { self.channel?.request(.unpublish(streamId: streamId)) }
+            publisher.streamEnded(self, reason: "unpublished")
+        }
+    }
+
+    /// Starts receiving a stream (`subscribe:error:`). Throws 1010 when not connected,
+    /// 1015 when the token may not subscribe (publisheronly) or the subscriber is already
+    /// subscribed, and the subscriber error 1604 when the stream is not in the session.
+    /// The outcome arrives as `subscriberDidConnectToStream` or `subscriber(_:didFailWithError:)`.
+    public func subscribe(_ subscriber: OTSubscriberKit) throws(OTError) {
+        try lock.withTypedLock { () throws(OTError) in
+            guard state.status == .connected else { throw OTError(.notConnected, "subscribe needs a connected session") }
+            guard state.capabilities?.canSubscribe == true else { throw OTError(.illegalState, "this token's role cannot subscribe") }
+            guard state.streams[subscriber.stream.streamId] != nil else {
+                throw OTError(OTSubscriberErrorCode.serverCannotFindStream, "stream \(subscriber.stream.streamId) is not in the session")
+            }
+            guard !state.subscribers.contains(where: { $0 === subscriber }) else {
+                throw OTError(.illegalState, "this subscriber is already subscribed")
+            }
+            state.subscribers.append(subscriber)
+        }
+        subscriber.attach(to: self)
+        let request = SubscribeRequest(streamId: subscriber.stream.streamId, subscribeToAudio: subscriber.subscribeToAudio,
+                                       subscribeToVideo: subscriber.subscribeToVideo)
+        work.async {
+            let sent = self.channel?.request(.subscribe(request)) { reply in
+                switch reply {
+                case .subscribed(let subscribed):
+                    subscriber.subscribed(subscribed, in: self)
+                case .error(let error):
+                    self.subscriberFailed(subscriber, OTError(domain: .subscriber, code: Int32(truncatingIfNeeded: error.code), message: error.message))
+                default:
+                    self.subscriberFailed(subscriber, OTError(OTSubscriberErrorCode.internalError, "unexpected reply to subscribe"))
+                }
+            } ?? false
+            if !sent { self.subscriberFailed(subscriber, OTError(OTSubscriberErrorCode.sessionDisconnected, "the session is not connected")) }
+        }
+    }
+
+    /// Stops receiving (`unsubscribe:error:`). Throws 1112 (`subscriberNotFound`) when
+    /// the subscriber is not subscribed in this session.
+    public func unsubscribe(_ subscriber: OTSubscriberKit) throws(OTError) {
+        try lock.withTypedLock { () throws(OTError) in
+            guard state.subscribers.contains(where: { $0 === subscriber }) else {
+                throw OTError(.subscriberNotFound, "this subscriber is not subscribed in this session")
+            }
+            state.subscribers.removeAll { $0 === subscriber }
+        }
+        work.async {
+            if let id = subscriber.subscriberId { self.channel?.request(.unsubscribe(subscriberId: id)) }
+            subscriber.detach()
+        }
+    }
+
+    // MARK: - Internal
+
+    func sendStreamChange(_ change: StreamChange) {
+        work.async { self.channel?.request(.streamChanged(change)) }
+    }
+
+    func publisherFailed(_ publisher: OTPublisherKit, error: OTError, unpublishStreamId: String?) {
+        lock.withLock { if state.publisher === publisher { state.publisher = nil } }
+        if let unpublishStreamId { channel?.request(.unpublish(streamId: unpublishStreamId)) }
+        publisher.detach()
+        log.add("publish failed: \(error)")
+        onApiQueue {
+            publisher.delegate?.publisher(publisher, didFailWithError: error)
+            publisher.resolvePublishWaiters(error)
+        }
+    }
+
+    func subscriberFailed(_ subscriber: OTSubscriberKit, _ error: OTError) {
+        lock.withLock { state.subscribers.removeAll { $0 === subscriber } }
+        if let id = subscriber.subscriberId { channel?.request(.unsubscribe(subscriberId: id)) }
+        subscriber.detach()
+        log.add("subscribe failed: \(error)")
+        onApiQueue {
+            subscriber.delegate?.subscriber(subscriber, didFailWithError: error)
+            subscriber.resolveSubscribeWaiters(error)
+        }
+    }
+
+    func startStatsTimer() {
+        statsTimer?.cancel()
+        let timer = DispatchSource.makeTimerSource(queue: work)
+        timer.schedule(deadline: .now() + settings.statsInterval, repeating: settings.statsInterval)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let (publisher, subscribers) = self.lock.withLock { (self.state.publisher, self.state.subscribers) }
+            publisher?.deliverStats(self)
+            for subscriber in subscribers { subscriber.deliverStats(self) }
+        }
+        statsTimer = timer
+        timer.resume()
+    }
+}

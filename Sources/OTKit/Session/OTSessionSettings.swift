@@ -1,0 +1,64 @@
+import Foundation
+
+/// Options for an `OTSession` (`OTSessionSettings`). A value: copied into the session
+/// when it is created.
+public struct OTSessionSettings: Sendable {
+    /// Don't deliver `connectionCreated` / `connectionDestroyed` (for large sessions).
+    public var connectionEventsSuppressed = false
+    /// Where the router is: `http(s)://host:port`. The signaling WebSocket is this URL
+    /// with the `ws(s)` scheme and `/v1/session/{sessionId}/ws`. Default: the
+    /// `OTKIT_ROUTER_URL` environment variable, else `http://127.0.0.1:4000`.
+    public var routerURL: String = OTSessionSettings.defaultRouterURL
+    /// Kept for source compatibility with OpenTok; deprecated there and without effect
+    /// (since 2.17.0). Use `routerURL`.
+    @available(*, deprecated, message: "has no effect; set routerURL")
+    public var apiURL: String? {
+        get { storedAPIURL }
+        set { storedAPIURL = newValue }
+    }
+    /// Accept a self-signed TLS certificate from a `wss://` router (development only).
+    public var allowSelfSignedCertificates = false
+
+    private var storedAPIURL: String?
+
+    /// Rewrites each media leg's (host, port) before the pipelines use it. Tests use it
+    /// to route media through an `ImpairmentProxy`. Nil: use the router's address.
+    var mediaAddressRewrite: (@Sendable (String, Int) -> (String, Int))?
+    /// Seconds between keep-alive pings (the agreed heartbeat: 1 s).
+    var heartbeatInterval: Double = 1
+    /// Seconds without hearing from the router before the session starts reconnecting (3 s).
+    var heartbeatTimeout: Double = 3
+    /// Seconds to keep trying to resume when the router did not say (it does, in
+    /// `ConnectedReply.reconnectGraceMilliseconds`).
+    var reconnectGrace: Double = 30
+    /// Seconds between resume attempts while reconnecting.
+    var reconnectRetryInterval: Double = 0.5
+    /// Seconds between network-stats deliveries to the stats delegates.
+    var statsInterval: Double = 1
+    /// Makes the signaling transport (tests may substitute one).
+    var transportFactory: SignalingTransportFactory = WebSocketSignalingTransport.factory
+
+    /// The defaults above.
+    public init() {}
+
+    /// `OTKIT_ROUTER_URL` or `http://127.0.0.1:4000`.
+    public static var defaultRouterURL: String {
+        ProcessInfo.processInfo.environment["OTKIT_ROUTER_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "http://127.0.0.1:4000"
+    }
+
+    /// The WebSocket URL for `sessionId`, or nil when `routerURL` is not an http(s)/ws(s) URL.
+    func webSocketURL(sessionId: String) -> String? {
+        var base = routerURL
+        while base.hasSuffix("/") { base.removeLast() }
+        let scheme: String
+        let rest: Substring
+        if base.hasPrefix("https://") { scheme = "wss://"; rest = base.dropFirst(8) }
+        else if base.hasPrefix("http://") { scheme = "ws://"; rest = base.dropFirst(7) }
+        else if base.hasPrefix("wss://") { scheme = "wss://"; rest = base.dropFirst(6) }
+        else if base.hasPrefix("ws://") { scheme = "ws://"; rest = base.dropFirst(5) }
+        else { return nil }
+        guard !rest.isEmpty, !rest.contains(" ") else { return nil }
+        let escaped = sessionId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? sessionId
+        return scheme + rest + "/v1/session/" + escaped + "/ws"
+    }
+}

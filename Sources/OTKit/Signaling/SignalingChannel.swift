@@ -1,0 +1,127 @@
+import Foundation
+import OTSignaling
+
+/// One signaling connection's protocol state: request ids, the replies awaited, and the
+/// heartbeat. Everything runs on the session's serial `queue`; the transport's thread
+/// only hops onto it. A channel is used once: reconnection makes a new one.
+///
+/// Heartbeat (agreed with the router): a `.ping` every `interval`; hearing nothing at all
+/// from the router for `timeout` counts as a lost path (`onLost`).
+final class SignalingChannel: @unchecked Sendable {
+    typealias Reply = (ServerMessage) -> Void
+
+    private let queue: DispatchQueue
+    private var transport: (any SignalingTransport)?
+    private var nextRequestId = 1
+    private var pending: [Int: Reply] = [:]
+    private var lastHeard = Date()
+    private var heartbeat: DispatchSourceTimer?
+    private(set) var isOpen = false
+    private(set) var isClosed = false
+    /// Router events (messages without a request id, or with one nobody awaits).
+    var onEvent: (ServerMessage) -> Void = { _ in }
+    /// The socket opened.
+    var onOpen: () -> Void = {}
+    /// The path was lost (socket closed, could not connect, heartbeat timeout); once.
+    var onLost: (String?) -> Void = { _ in }
+    /// Messages the codec refused (logged by the session).
+    var onMalformed: (String) -> Void = { _ in }
+
+    init(queue: DispatchQueue) { self.queue = queue }
+
+    /// Opens the transport. Throws what the factory throws (e.g. 1006).
+    func open(url: String, allowSelfSigned: Bool, factory: SignalingTransportFactory) throws(OTError) {
+        let handlers = SignalingTransportHandlers(
+            onOpen: { [weak self] in
+                guard let self else { return }
+                self.queue.async { self.opened() }
+            },
+            onText: { [weak self] text in
+                guard let self else { return }
+                self.queue.async { self.received(text) }
+            },
+            onClose: { [weak self] failure in
+                guard let self else { return }
+                self.queue.async { self.lost(failure ?? "the router closed the connection") }
+            })
+        transport = try factory(url, allowSelfSigned, handlers)
+    }
+
+    /// Sends `message`; `reply` gets the router's answer (or a 1022 error if the path is
+    /// lost first). Returns false when the channel is closed (nothing sent, no reply).
+    @discardableResult
+    func request(_ message: ClientMessage, reply: Reply? = nil) -> Bool {
+        guard !isClosed, let transport else { return false }
+        let id = nextRequestId
+        nextRequestId += 1
+        if let reply { pending[id] = reply }
+        if !transport.send(SignalingCodec.encode(message, requestId: id)) {
+            pending[id] = nil
+            return false
+        }
+        return true
+    }
+
+    /// Starts pinging every `interval` seconds and watching for `timeout` of silence.
+    func startHeartbeat(interval: Double, timeout: Double) {
+        heartbeat?.cancel()
+        lastHeard = Date()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in
+            guard let self, !self.isClosed else { return }
+            if Date().timeIntervalSince(self.lastHeard) > timeout {
+                self.lost("no message from the router for \(timeout) s")
+                return
+            }
+            self.request(.ping)
+        }
+        heartbeat = timer
+        timer.resume()
+    }
+
+    /// Closes the channel without reporting a loss; awaited replies are dropped.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        heartbeat?.cancel()
+        heartbeat = nil
+        pending = [:]
+        transport?.close()
+        transport = nil
+    }
+
+    private func opened() {
+        guard !isClosed else { return }
+        isOpen = true
+        lastHeard = Date()
+        onOpen()
+    }
+
+    private func received(_ text: String) {
+        guard !isClosed else { return }
+        lastHeard = Date()
+        let decoded: (message: ServerMessage, requestId: Int?)
+        do { decoded = try SignalingCodec.decodeServerMessage(text) } catch {
+            onMalformed(error.description)
+            return
+        }
+        if let id = decoded.requestId, let reply = pending.removeValue(forKey: id) {
+            reply(decoded.message)
+            return
+        }
+        if decoded.requestId != nil, case .pong = decoded.message { return }
+        if decoded.requestId != nil, case .ok = decoded.message { return }
+        onEvent(decoded.message)
+    }
+
+    private func lost(_ reason: String) {
+        guard !isClosed else { return }
+        let awaiting = pending
+        close()
+        for (_, reply) in awaiting.sorted(by: { $0.key < $1.key }) {
+            reply(.error(ErrorReply(code: Int(OTSessionErrorCode.connectionDropped.rawValue), message: "connection lost: \(reason)")))
+        }
+        onLost(reason)
+    }
+}

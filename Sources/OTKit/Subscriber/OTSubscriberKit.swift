@@ -1,0 +1,234 @@
+import Foundation
+import OTMedia
+import OTSignaling
+import Synchronization
+
+/// Receives one stream (`OTSubscriberKit`): decoded pictures to `videoRender`, sound to
+/// the process's audio device (`OTAudioDeviceManager`). Delegate calls arrive on the
+/// session's `apiQueue`; `videoRender` is called on the receive thread.
+///
+/// Cost while subscribed: a `SubscriberPipeline` (a receive thread, an audio playout
+/// thread, one UDP socket) and the decoders.
+public class OTSubscriberKit: @unchecked Sendable {
+    /// Whom the subscriber tells what happens (weak).
+    public weak var delegate: (any OTSubscriberKitDelegate)?
+    /// Receives the audio level once per second (weak).
+    public weak var audioLevelDelegate: (any OTSubscriberKitAudioLevelDelegate)?
+    /// Receives statistics once per second (weak).
+    public weak var networkStatsDelegate: (any OTSubscriberKitNetworkStatsDelegate)?
+    /// The stream received.
+    public let stream: OTStream
+    /// Where decoded frames go (held strongly; called on the receive thread).
+    public var videoRender: (any OTVideoRender)? {
+        get { lock.withLock { storedRender } }
+        set { lock.withLock { storedRender = newValue } }
+    }
+    /// The size you would like to receive. Recorded only: the router does not pick
+    /// layers by it yet (adaptation is a later issue).
+    public var preferredResolution: OTVideoDimensions? {
+        get { lock.withLock { storedResolution } }
+        set { lock.withLock { storedResolution = newValue } }
+    }
+    /// The frame rate you would like to receive; recorded only, as `preferredResolution`.
+    public var preferredFrameRate: Float {
+        get { lock.withLock { storedFrameRate } }
+        set { lock.withLock { storedFrameRate = newValue } }
+    }
+
+    let lock = NSLock()
+    private let audioControl = SubscriberAudioControl()
+    private let videoGate = Atomic<Bool>(true)
+    private var storedRender: (any OTVideoRender)?
+    private var storedResolution: OTVideoDimensions?
+    private var storedFrameRate: Float = 0
+    private weak var storedSession: OTSession?
+    private var pipeline: SubscriberPipeline?
+    private(set) var subscriberId: String?
+    private var interrupted = false
+    var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
+
+    /// A subscriber for `stream`; subscribe it with `OTSession.subscribe`.
+    public init(stream: OTStream, delegate: (any OTSubscriberKitDelegate)?) {
+        self.stream = stream
+        self.delegate = delegate
+    }
+
+    /// The session it is subscribed in (nil when not subscribed).
+    public var session: OTSession? { lock.withLock { storedSession } }
+
+    /// Whether sound is played (default true). False: decoded audio is not played
+    /// (the router still forwards it; selective forwarding is a later issue).
+    public var subscribeToAudio: Bool {
+        get { audioControl.enabled.load(ordering: .relaxed) }
+        set { audioControl.enabled.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Whether pictures are rendered (default true). Changing it reports
+    /// `subscriberVideoDisabled/Enabled(reason: .subscriberPropertyChanged)`.
+    public var subscribeToVideo: Bool {
+        get { videoGate.load(ordering: .relaxed) }
+        set {
+            let was = videoGate.exchange(newValue, ordering: .relaxed)
+            if was != newValue { reportVideo(enabled: newValue, reason: .subscriberPropertyChanged) }
+        }
+    }
+
+    // MARK: - Internal
+
+    func attach(to session: OTSession) { lock.withLock { storedSession = session } }
+
+    /// The router set up the leg: start receiving, then `subscriberDidConnectToStream`. Work queue.
+    func subscribed(_ reply: SubscribedReply, in session: OTSession) {
+        lock.withLock { subscriberId = reply.subscriberId }
+        do throws(OTError) {
+            try startMedia(reply.media, settings: session.settings)
+        } catch {
+            session.subscriberFailed(self, error)
+            return
+        }
+        session.log.add("subscribed to \(stream.streamId) as \(reply.subscriberId)")
+        session.onApiQueue {
+            self.delegate?.subscriberDidConnectToStream(self)
+            self.resolveSubscribeWaiters(nil)
+        }
+    }
+
+    private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings) throws(OTError) {
+        guard let leg else { return }  // relayed sessions: peer-to-peer media is a later issue
+        let (host, port) = settings.mediaAddressRewrite?(leg.host, leg.port) ?? (leg.host, leg.port)
+        guard let feedback = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
+            throw OTError(OTSubscriberErrorCode.webRTCError, "the router's media address \(host):\(port) is not an IP address")
+        }
+        var configuration = SubscriberConfiguration()
+        configuration.keys = try MediaLegKeys.make(leg, publisherDomain: false)
+        configuration.feedbackDestination = feedback
+        configuration.videoStream = leg.videoSSRC.map { RTPStreamParameters(ssrc: $0, payloadType: 96, clockRate: 90_000) }
+        configuration.audioStream = leg.audioSSRC.map { RTPStreamParameters(ssrc: $0, payloadType: 111, clockRate: 48_000) }
+        let sink = GatedAudioSink(inner: OTAudioDeviceManager.makeRenderSink(), control: audioControl)
+        configuration.audioFormat = sink.format
+        do {
+            let pipeline = try SubscriberPipeline(
+                configuration: configuration,
+                onVideoFrame: { [weak self] frame, _ in self?.decoded(frame) },
+                audioSink: configuration.audioStream == nil ? nil : sink)
+            try pipeline.start()
+            lock.withLock { self.pipeline = pipeline }
+        } catch {
+            throw OTError(subscribing: error)
+        }
+    }
+
+    /// Receive thread: one decoded picture.
+    private func decoded(_ frame: VideoFrame) {
+        guard videoGate.load(ordering: .relaxed) else { return }
+        let (render, session) = lock.withLock { (storedRender, storedSession) }
+        render?.renderVideoFrame(OTVideoFrame(wrapping: frame))
+        guard let session, delegate != nil else { return }
+        session.apiQueue.async { self.delegate?.subscriberVideoDataReceived(self) }
+    }
+
+    /// The stream's path dropped (reported once until it comes back). Work queue.
+    func reportDisconnected() {
+        guard let session, lock.withLock({ () -> Bool in defer { interrupted = true }; return !interrupted }) else { return }
+        session.onApiQueue { self.delegate?.subscriberDidDisconnectFromStream(self) }
+    }
+
+    /// The stream's path is back. Work queue.
+    func reportReconnected() {
+        guard let session, lock.withLock({ () -> Bool in defer { interrupted = false }; return interrupted }) else { return }
+        session.onApiQueue { self.delegate?.subscriberDidReconnectToStream(self) }
+    }
+
+    /// Video stopped or resumed for `reason`.
+    func reportVideo(enabled: Bool, reason: OTSubscriberVideoEventReason) {
+        guard let session else { return }
+        session.work.async {
+            session.onApiQueue {
+                if enabled { self.delegate?.subscriberVideoEnabled(self, reason: reason) }
+                else { self.delegate?.subscriberVideoDisabled(self, reason: reason) }
+            }
+        }
+    }
+
+    /// Stops media and forgets the session.
+    func detach() {
+        let pipeline = lock.withLock { () -> SubscriberPipeline? in
+            defer { self.pipeline = nil; storedSession = nil; subscriberId = nil; interrupted = false }
+            return self.pipeline
+        }
+        pipeline?.stop()
+    }
+
+    func resolveSubscribeWaiters(_ error: OTError?) {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
+            defer { subscribeWaiters = [] }
+            return subscribeWaiters
+        }
+        for waiter in waiters {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+        }
+    }
+
+    /// Counter snapshots of the running pipeline.
+    var counters: (video: StreamCounters.Snapshot, audio: StreamCounters.Snapshot)? {
+        guard let pipeline = lock.withLock({ pipeline }) else { return nil }
+        return (pipeline.videoCounters.snapshot(), pipeline.audioCounters.snapshot())
+    }
+
+    func statsLines() -> [String] {
+        guard let c = counters else { return [] }
+        let prefix = "subscriber[\(stream.streamId)]"
+        return ["\(prefix).video.packetsReceived=\(c.video.packets)", "\(prefix).video.packetsLost=\(c.video.packetsLost)",
+                "\(prefix).video.framesDecoded=\(c.video.frames)", "\(prefix).audio.packetsReceived=\(c.audio.packets)",
+                "\(prefix).audio.packetsLost=\(c.audio.packetsLost)"]
+    }
+
+    /// Delivers stats and level. Work queue (stats timer).
+    func deliverStats(_ session: OTSession) {
+        guard let c = counters else { return }
+        let now = Date().timeIntervalSince1970 * 1000
+        let video = OTSubscriberKitVideoNetworkStats(videoPacketsLost: UInt64(max(0, c.video.packetsLost)), videoPacketsReceived: c.video.packets,
+                                                     videoBytesReceived: c.video.bytes, timestamp: now)
+        let audio = OTSubscriberKitAudioNetworkStats(audioPacketsLost: UInt64(max(0, c.audio.packetsLost)), audioPacketsReceived: c.audio.packets,
+                                                     audioBytesReceived: c.audio.bytes, timestamp: now)
+        let level = Float(audioControl.peak.exchange(0, ordering: .relaxed)) / 32768
+        session.onApiQueue {
+            if let stats = self.networkStatsDelegate {
+                stats.subscriber(self, videoNetworkStatsUpdated: video)
+                stats.subscriber(self, audioNetworkStatsUpdated: audio)
+            }
+            self.audioLevelDelegate?.subscriber(self, audioLevelUpdated: level)
+        }
+    }
+}
+
+/// A subscriber (`OTSubscriber`). On iOS it adds a view; here it is the kit itself
+/// (render frames through `videoRender`).
+public final class OTSubscriber: OTSubscriberKit, @unchecked Sendable {}
+
+/// The audio switch and level shared by a subscriber and its sink (playout thread).
+final class SubscriberAudioControl: Sendable {
+    let enabled = Atomic<Bool>(true)
+    let peak = Atomic<Int32>(0)
+}
+
+/// Plays decoded audio unless the subscriber turned audio off; remembers the peak.
+/// Cost per frame: one pass over the samples.
+final class GatedAudioSink: AudioSink, @unchecked Sendable {
+    let inner: any AudioSink
+    let control: SubscriberAudioControl
+    init(inner: any AudioSink, control: SubscriberAudioControl) {
+        self.inner = inner
+        self.control = control
+    }
+    var format: AudioFormat { inner.format }
+    func start() throws(MediaError) { try inner.start() }
+    func stop() { inner.stop() }
+    func write(_ frame: AudioFrame) throws(MediaError) {
+        guard control.enabled.load(ordering: .relaxed) else { return }
+        var highest: Int32 = 0
+        for sample in frame.buffer { highest = max(highest, abs(Int32(sample))) }
+        if highest > control.peak.load(ordering: .relaxed) { control.peak.store(highest, ordering: .relaxed) }
+        try inner.write(frame)
+    }
+}

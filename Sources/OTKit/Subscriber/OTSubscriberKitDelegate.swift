@@ -1,0 +1,94 @@
+/// Why a subscriber's video stopped or resumed (`OTSubscriberVideoEventReason`).
+public enum OTSubscriberVideoEventReason: Int32, Sendable {
+    /// The publisher turned its video off or on.
+    case publisherPropertyChanged = 1
+    /// This subscriber's `subscribeToVideo` changed.
+    case subscriberPropertyChanged = 2
+    /// Quality (bandwidth) adaptation; not produced yet (adaptation is a later issue).
+    case qualityChanged = 3
+    /// The codec is not supported.
+    case codecNotSupported = 4
+}
+
+/// What a subscriber tells its app (`OTSubscriberKitDelegate`), on the session's
+/// `apiQueue`. Methods have empty defaults.
+public protocol OTSubscriberKitDelegate: AnyObject {
+    /// Media is set up; frames follow.
+    func subscriberDidConnectToStream(_ subscriber: OTSubscriberKit)
+    /// Subscribing failed; the subscriber is detached.
+    func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError)
+    /// The stream's path dropped (our own network, or the publisher's): media paused.
+    func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit)
+    /// The stream's path came back.
+    func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit)
+    /// A video frame was decoded (once per frame).
+    func subscriberVideoDataReceived(_ subscriber: OTSubscriberKit)
+    /// Video stopped.
+    func subscriberVideoDisabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason)
+    /// Video resumed.
+    func subscriberVideoEnabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason)
+}
+
+/// Empty defaults.
+extension OTSubscriberKitDelegate {
+    /// Does nothing.
+    public func subscriberDidConnectToStream(_ subscriber: OTSubscriberKit) {}
+    /// Does nothing.
+    public func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) {}
+    /// Does nothing.
+    public func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit) {}
+    /// Does nothing.
+    public func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) {}
+    /// Does nothing.
+    public func subscriberVideoDataReceived(_ subscriber: OTSubscriberKit) {}
+    /// Does nothing.
+    public func subscriberVideoDisabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) {}
+    /// Does nothing.
+    public func subscriberVideoEnabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) {}
+}
+
+/// The level of a subscriber's audio (`OTSubscriberKitAudioLevelDelegate`).
+public protocol OTSubscriberKitAudioLevelDelegate: AnyObject {
+    /// Peak level of the audio played since the last call, 0...1, once per second.
+    func subscriber(_ subscriber: OTSubscriberKit, audioLevelUpdated audioLevel: Float)
+}
+
+/// Receive statistics (`OTSubscriberKitNetworkStatsDelegate`), once a second on `apiQueue`.
+public protocol OTSubscriberKitNetworkStatsDelegate: AnyObject {
+    /// Video statistics.
+    func subscriber(_ subscriber: OTSubscriberKit, videoNetworkStatsUpdated stats: OTSubscriberKitVideoNetworkStats)
+    /// Audio statistics.
+    func subscriber(_ subscriber: OTSubscriberKit, audioNetworkStatsUpdated stats: OTSubscriberKitAudioNetworkStats)
+}
+
+/// Empty defaults.
+extension OTSubscriberKitNetworkStatsDelegate {
+    /// Does nothing.
+    public func subscriber(_ subscriber: OTSubscriberKit, videoNetworkStatsUpdated stats: OTSubscriberKitVideoNetworkStats) {}
+    /// Does nothing.
+    public func subscriber(_ subscriber: OTSubscriberKit, audioNetworkStatsUpdated stats: OTSubscriberKitAudioNetworkStats) {}
+}
+
+/// Video receive statistics (`OTSubscriberKitVideoNetworkStats`), from the pipeline's counters.
+public struct OTSubscriberKitVideoNetworkStats: Sendable, Equatable {
+    /// Packets lost (RFC 3550 cumulative loss).
+    public var videoPacketsLost: UInt64
+    /// Packets received.
+    public var videoPacketsReceived: UInt64
+    /// Bytes received.
+    public var videoBytesReceived: UInt64
+    /// When measured, Unix milliseconds.
+    public var timestamp: Double
+}
+
+/// Audio receive statistics (`OTSubscriberKitAudioNetworkStats`).
+public struct OTSubscriberKitAudioNetworkStats: Sendable, Equatable {
+    /// Packets lost.
+    public var audioPacketsLost: UInt64
+    /// Packets received.
+    public var audioPacketsReceived: UInt64
+    /// Bytes received.
+    public var audioBytesReceived: UInt64
+    /// When measured, Unix milliseconds.
+    public var timestamp: Double
+}
