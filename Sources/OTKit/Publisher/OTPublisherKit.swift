@@ -206,7 +206,8 @@ public class OTPublisherKit: @unchecked Sendable {
         setPublishing(audio: false, video: nil)
         guard let session else { return }
         session.log.add("audio muted by a moderator")
-        session.onApiQueue { self.delegate?.muteForced(self) }
+        // After the streamChanged that setPublishing queued on the work queue.
+        session.work.async { session.onApiQueue { self.delegate?.muteForced(self) } }
     }
 
     /// The stream ended (unpublish, forced unpublish): stop media, tell the delegate, detach.

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import OTKit
+
+/// What an unconnected session, bad arguments and settings do synchronously.
+@Suite struct SessionSynchronousErrorTests {
+    @Test func initializerRefusesEmptyKeyOrSession() {
+        #expect(OTSession(apiKey: "", sessionId: "s", delegate: nil) == nil)
+        #expect(OTSession(apiKey: "k", sessionId: "", delegate: nil) == nil)
+        #expect(OTSession(apiKey: "k", sessionId: "s", delegate: nil) != nil)
+    }
+
+    @Test func freshSessionHasNothingYet() throws {
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
+        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.connection == nil)
+        #expect(session.capabilities == nil)
+        #expect(session.streams.isEmpty)
+        #expect(session.apiQueue.label == DispatchQueue.main.label)
+    }
+
+    @Test func everyCallNeedsAConnection() throws {
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
+        let connection = OTConnection(connectionId: "c", creationTime: Date(), data: nil)
+        let stream = OTStream(streamId: "st", connection: connection, session: session, creationTime: Date(), name: "",
+                              hasAudio: true, hasVideo: true, videoDimensions: OTVideoDimensions(width: 640, height: 480), videoType: .camera)
+        let calls: [(String, () throws(OTError) -> Void)] = [
+            ("publish", { () throws(OTError) in try session.publish(OTPublisherKit(delegate: nil)) }),
+            ("subscribe", { () throws(OTError) in try session.subscribe(OTSubscriberKit(stream: stream, delegate: nil)) }),
+            ("signal", { () throws(OTError) in try session.signal(type: "t", string: "d") }),
+            ("forceMuteAll", { () throws(OTError) in try session.forceMuteAll() }),
+            ("forceMuteStream", { () throws(OTError) in try session.forceMuteStream(stream) }),
+            ("disableForceMute", { () throws(OTError) in try session.disableForceMute() }),
+            ("forceDisconnect", { () throws(OTError) in try session.forceDisconnect(connection) }),
+            ("reportIssue", { () throws(OTError) in _ = try session.reportIssue() }),
+        ]
+        for (name, call) in calls {
+            do { try call(); Issue.record("\(name) did not throw") } catch {
+                #expect(error.code == 1010, "\(name)")
+            }
+        }
+    }
+
+    @Test func unpublishAndUnsubscribeOfStrangersSayNotFound() throws {
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
+        let connection = OTConnection(connectionId: "c", creationTime: Date(), data: nil)
+        let stream = OTStream(streamId: "st", connection: connection, session: nil, creationTime: Date(), name: "",
+                              hasAudio: true, hasVideo: true, videoDimensions: OTVideoDimensions(width: 1, height: 1), videoType: .camera)
+        do { try session.unpublish(OTPublisherKit(delegate: nil)) } catch { #expect(error.code == 1113) }
+        do { try session.unsubscribe(OTSubscriberKit(stream: stream, delegate: nil)) } catch { #expect(error.code == 1112) }
+    }
+
+    @Test func connectChecksTokenAndRouterURL() throws {
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
+        do { try session.connect(withToken: ""); Issue.record("no throw") } catch { #expect(error.code == 1011) }
+        var settings = OTSessionSettings()
+        settings.routerURL = "ftp://example"
+        let bad = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil, settings: settings))
+        do { try bad.connect(withToken: "T1==x"); Issue.record("no throw") } catch { #expect(error.code == 1011) }
+        #expect(bad.sessionConnectionStatus == .notConnected)
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:4000", "ws://127.0.0.1:4000/v1/session/1_abc/ws"),
+        ("https://10.0.0.1:443/", "wss://10.0.0.1:443/v1/session/1_abc/ws"),
+        ("ws://127.0.0.1:9", "ws://127.0.0.1:9/v1/session/1_abc/ws"),
+    ])
+    func webSocketURLFollowsRouterURL(router: String, expected: String) {
+        var settings = OTSessionSettings()
+        settings.routerURL = router
+        #expect(settings.webSocketURL(sessionId: "1_abc") == expected)
+    }
+
+    @Test func publisherSettingsIgnoreOutOfRangeAudioBitrate() {
+        let settings = OTPublisherKitSettings()
+        #expect(settings.audioBitrate == 40_000)
+        settings.audioBitrate = 5_999
+        #expect(settings.audioBitrate == 40_000)
+        settings.audioBitrate = 510_001
+        #expect(settings.audioBitrate == 40_000)
+        settings.audioBitrate = 6_000
+        #expect(settings.audioBitrate == 6_000)
+        settings.audioBitrate = 510_000
+        #expect(settings.audioBitrate == 510_000)
+    }
+
+    @Test func defaultRouterURLIsLocal() {
+        if ProcessInfo.processInfo.environment["OTKIT_ROUTER_URL"] == nil {
+            #expect(OTSessionSettings().routerURL == "http://127.0.0.1:4000")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import OTSignaling
+@testable import OTKit
+
+/// Plays the router's side of the signaling wire protocol (SignalingCodec JSON) inside
+/// the test, so session logic can be checked before the real router is linked in. Each
+/// transport it makes is one "WebSocket"; `dropAll()` cuts them like a dead network.
+final class ScriptedRouter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var transports: [ScriptedTransport] = []
+    private(set) var received: [ClientMessage] = []
+    var role: WireCapabilities = WireCapabilities(role: .moderator)
+    var otherConnections: [WireConnection] = []
+    var otherStreams: [WireStream] = []
+    var refuseToken = false
+    var refuseResume = false
+    /// Refuse new transports (the network is down).
+    var unreachable = false
+    let ownConnectionId = "own-connection"
+    var graceMilliseconds = 1500
+
+    func factory() -> SignalingTransportFactory {
+        { [self] url, _, handlers throws(OTError) in
+            let transport = ScriptedTransport(router: self, handlers: handlers)
+            let down = lock.withLock { () -> Bool in
+                if !unreachable { transports.append(transport) }
+                return unreachable
+            }
+            DispatchQueue.global().async {
+                if down { handlers.onClose("connection refused") } else { handlers.onOpen() }
+            }
+            return transport
+        }
+    }
+
+    var messages: [ClientMessage] { lock.withLock { received } }
+
+    func signalsReceived() -> [SignalRequest] {
+        messages.compactMap { if case .signal(let request) = $0 { return request } else { return nil } }
+    }
+
+    /// Sends an event to every open transport.
+    func push(_ message: ServerMessage) {
+        for transport in lock.withLock({ transports }) { transport.deliver(SignalingCodec.encode(message)) }
+    }
+
+    /// Closes every transport with a network error.
+    func dropAll() {
+        let all = lock.withLock { () -> [ScriptedTransport] in defer { transports = [] }; return transports }
+        for transport in all { transport.fail("network down") }
+    }
+
+    fileprivate func handle(_ text: String, from transport: ScriptedTransport) {
+        guard let (message, requestId) = try? SignalingCodec.decodeClientMessage(text) else { return }
+        lock.withLock { received.append(message) }
+        let reply: ServerMessage
+        switch message {
+        case .connect(let request):
+            if refuseToken { reply = .error(ErrorReply(code: 1004, message: "bad token")) }
+            else if request.resumeConnectionId != nil && refuseResume { reply = .error(ErrorReply(code: 1004, message: "grace expired")) }
+            else {
+                reply = .connected(ConnectedReply(
+                    connection: WireConnection(connectionId: ownConnectionId, creationTime: 1_700_000_000_000, data: "me"),
+                    capabilities: role, connections: otherConnections, streams: otherStreams, archive: nil,
+                    forceMuteAll: false, resumeSecret: "secret", reconnectGraceMilliseconds: graceMilliseconds, relayed: false))
+            }
+        case .ping: reply = .pong
+        case .reportIssue(let report): reply = .issueReported(issueId: report.issueId ?? "router-chosen")
+        case .publish(let request):
+            reply = .published(PublishedReply(stream: WireStream(streamId: "own-stream", connectionId: ownConnectionId, name: request.name,
+                                                                 hasAudio: request.hasAudio, hasVideo: request.hasVideo, videoWidth: request.videoWidth,
+                                                                 videoHeight: request.videoHeight, videoType: request.videoType, creationTime: 1),
+                                              media: nil, muted: false))
+        default: reply = .ok
+        }
+        transport.deliver(SignalingCodec.encode(reply, requestId: requestId))
+    }
+}
+
+final class ScriptedTransport: SignalingTransport, @unchecked Sendable {
+    private weak var router: ScriptedRouter?
+    private let handlers: SignalingTransportHandlers
+    private let lock = NSLock()
+    private var closed = false
+
+    init(router: ScriptedRouter, handlers: SignalingTransportHandlers) {
+        self.router = router
+        self.handlers = handlers
+    }
+
+    func send(_ text: String) -> Bool {
+        guard !lock.withLock({ closed }) else { return false }
+        router?.handle(text, from: self)
+        return true
+    }
+
+    func deliver(_ text: String) {
+        guard !lock.withLock({ closed }) else { return }
+        DispatchQueue.global().async { self.handlers.onText(text) }
+    }
+
+    func fail(_ reason: String) {
+        guard lock.withLock({ () -> Bool in defer { closed = true }; return !closed }) else { return }
+        DispatchQueue.global().async { self.handlers.onClose(reason) }
+    }
+
+    func close() {
+        guard lock.withLock({ () -> Bool in defer { closed = true }; return !closed }) else { return }
+        DispatchQueue.global().async { self.handlers.onClose(nil) }
+    }
+}
