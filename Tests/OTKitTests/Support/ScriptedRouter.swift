@@ -18,6 +18,8 @@ final class ScriptedRouter: @unchecked Sendable {
     var unreachable = false
     let ownConnectionId = "own-connection"
     var graceMilliseconds = 1500
+    /// The media leg handed out with `published`.
+    var publishMedia: WireMediaLeg?
 
     func factory() -> SignalingTransportFactory {
         { [self] url, _, handlers throws(OTError) in
@@ -70,7 +72,7 @@ final class ScriptedRouter: @unchecked Sendable {
             reply = .published(PublishedReply(stream: WireStream(streamId: "own-stream", connectionId: ownConnectionId, name: request.name,
                                                                  hasAudio: request.hasAudio, hasVideo: request.hasVideo, videoWidth: request.videoWidth,
                                                                  videoHeight: request.videoHeight, videoType: request.videoType, creationTime: 1),
-                                              media: nil, muted: false))
+                                              media: publishMedia, muted: false))
         default: reply = .ok
         }
         transport.deliver(SignalingCodec.encode(reply, requestId: requestId))
