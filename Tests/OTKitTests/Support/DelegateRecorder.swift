@@ -59,4 +59,6 @@ final class DelegateRecorder: OTSessionDelegate, OTPublisherKitDelegate, OTSubsc
     func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) { record("subscriber didFail \(error.code)", error: error) }
     func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit) { record("subscriber disconnected") }
     func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) { record("subscriber reconnected") }
+    func subscriberVideoDisabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) { record("subscriber videoDisabled \(reason.rawValue)") }
+    func subscriberVideoEnabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) { record("subscriber videoEnabled \(reason.rawValue)") }
 }

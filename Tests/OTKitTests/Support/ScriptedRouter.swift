@@ -20,6 +20,8 @@ final class ScriptedRouter: @unchecked Sendable {
     var graceMilliseconds = 1500
     /// The media leg handed out with `published`.
     var publishMedia: WireMediaLeg?
+    /// The media leg handed out with `subscribed`.
+    var subscribeMedia: WireMediaLeg?
 
     func factory() -> SignalingTransportFactory {
         { [self] url, _, handlers throws(OTError) in
@@ -73,6 +75,8 @@ final class ScriptedRouter: @unchecked Sendable {
                                                                  hasAudio: request.hasAudio, hasVideo: request.hasVideo, videoWidth: request.videoWidth,
                                                                  videoHeight: request.videoHeight, videoType: request.videoType, creationTime: 1),
                                               media: publishMedia, muted: false))
+        case .subscribe(let request):
+            reply = .subscribed(SubscribedReply(subscriberId: "sub-\(request.streamId)", streamId: request.streamId, media: subscribeMedia))
         default: reply = .ok
         }
         transport.deliver(SignalingCodec.encode(reply, requestId: requestId))

@@ -1,0 +1,99 @@
+import Foundation
+import OTMedia
+import OTSignaling
+import Synchronization
+import Testing
+@testable import OTKit
+
+/// An OTSubscriberKit receives real SRTP media: its RTCP reaches the leg's address
+/// (a socket standing for the router, which learns the subscriber's address from it, as
+/// the router does), a PublisherPipeline then sends the test pattern there; the
+/// OTVideoRender reads increasing frame numbers, stats are real, and stream
+/// interruptions and video toggles reach the subscriber delegate.
+@Suite(.serialized)
+struct SubscriberMediaTests {
+    final class Stats: OTSubscriberKitNetworkStatsDelegate, @unchecked Sendable {
+        let received = Mutex<UInt64>(0)
+        func subscriber(_ subscriber: OTSubscriberKit, videoNetworkStatsUpdated stats: OTSubscriberKitVideoNetworkStats) {
+            received.withLock { $0 = stats.videoPacketsReceived }
+        }
+    }
+
+    @Test func renderReadsIncreasingFrameNumbersAndEventsArrive() throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let keys = SRTPLegKeys.random()   // send = the client's (its RTCP), receive = the router's
+        let routerSocket = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 1 << 16, sendBufferBytes: 1 << 16)
+        let router = ScriptedRouter()
+        router.otherConnections = [WireConnection(connectionId: "alice", creationTime: 1, data: nil)]
+        router.otherStreams = [WireStream(streamId: "alice-cam", connectionId: "alice", name: "A", hasAudio: true, hasVideo: true,
+                                          videoWidth: 320, videoHeight: 240, videoType: "camera", creationTime: 3)]
+        router.subscribeMedia = WireMediaLeg(host: "127.0.0.1", port: Int(routerSocket.localAddress.port), profile: keys.send.profile.rfcName,
+                                             clientKey: keys.send.base64, routerKey: keys.receive.base64, audioSSRC: 3333, videoSSRC: 4444)
+        let recorder = DelegateRecorder()
+        var settings = OTSessionSettings()
+        settings.transportFactory = router.factory()
+        settings.statsInterval = 0.2
+        let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
+        session.apiQueue = recorder.queue
+        try session.connect(withToken: "T1==t")
+        #expect(recorder.wait { $0.contains("streamCreated alice-cam") })
+
+        let stream = try #require(session.streams["alice-cam"])
+        let subscriber = OTSubscriber(stream: stream, delegate: recorder)
+        let render = FrameNumberRender()
+        let stats = Stats()
+        subscriber.videoRender = render
+        subscriber.networkStatsDelegate = stats
+        subscriber.preferredResolution = OTVideoDimensions(width: 160, height: 120)
+        try session.subscribe(subscriber)
+        #expect(recorder.wait { $0.contains("subscriber connected") })
+        #expect(subscriber.preferredResolution == OTVideoDimensions(width: 160, height: 120))
+
+        // The subscriber's first RTCP tells the "router" where it is.
+        #expect(try routerSocket.waitUntilReadable(timeoutNanoseconds: 5_000_000_000))
+        let pool = PacketBufferPool(initialCount: 1, bufferSize: 1600)
+        let buffer = try #require(pool.take())
+        _ = try routerSocket.receive(into: [buffer], batch: UDPMessageBatch(capacity: 1))
+        let subscriberAddress = try #require(buffer.peer)
+
+        var configuration = PublisherConfiguration(destination: subscriberAddress,
+                                                   video: VP8EncoderSettings(width: 320, height: 240, frameRate: 30, bitrateKbps: 300),
+                                                   audio: OpusEncoderSettings())
+        configuration.keys = keys.reversed
+        configuration.videoStream = .vp8(ssrc: 4444)
+        configuration.audioStream = .opus(ssrc: 3333)
+        configuration.localAddress = .ipv4Loopback()
+        let sender = try PublisherPipeline(configuration: configuration,
+                                           videoSource: try TestPatternSource(format: VideoFormat(width: 320, height: 240, frameRate: 30)),
+                                           audioSource: try ToneSource())
+        try sender.start()
+        defer { sender.stop() }
+        #expect(recorder.wait { _ in render.seen.count >= 20 })
+        let numbers = render.seen
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers increase")
+        #expect(recorder.wait { _ in stats.received.withLock { $0 } > 0 })
+
+        router.push(.streamInterrupted(streamId: "alice-cam"))
+        router.push(.streamResumed(streamId: "alice-cam"))
+        router.push(.streamChanged(StreamChange(streamId: "alice-cam", hasAudio: nil, hasVideo: false)))
+        #expect(recorder.wait { $0.contains("subscriber videoDisabled 1") })
+        subscriber.subscribeToVideo = false
+        #expect(recorder.wait { $0.contains("subscriber videoDisabled 2") })
+        subscriber.subscribeToVideo = true
+        #expect(recorder.wait { $0.contains("subscriber videoEnabled 2") })
+        let subscriberCalls = recorder.calls.filter { $0.hasPrefix("subscriber") }
+        #expect(subscriberCalls == ["subscriber connected", "subscriber disconnected", "subscriber reconnected",
+                                  "subscriber videoDisabled 1", "subscriber videoDisabled 2", "subscriber videoEnabled 2"])
+        #expect(recorder.wait { _ in stream.hasVideo == false })
+
+        // Unsubscribe stops rendering.
+        try session.unsubscribe(subscriber)
+        Thread.sleep(forTimeInterval: 0.3)
+        let count = render.seen.count
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(render.seen.count == count)
+        #expect(router.messages.contains(.unsubscribe(subscriberId: "sub-alice-cam")))
+        session.disconnect()
+        #expect(recorder.wait { $0.last == "didDisconnect" })
+    }
+}
