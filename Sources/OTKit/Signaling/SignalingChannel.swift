@@ -87,7 +87,8 @@ final class SignalingChannel: @unchecked Sendable {
         heartbeat?.cancel()
         heartbeat = nil
         pending = [:]
-        transport?.close()
+        // A WebSocket close waits up to 1 s for the handshake: not on the session's queue.
+        if let transport { DispatchQueue.global().async { transport.close() } }
         transport = nil
     }
 
