@@ -1,3 +1,6 @@
+import Foundation
+import OTSignaling
+
 /// Swift-native variants: each starts the call and waits for its outcome.
 extension OTSession {
     /// Connects and returns after `sessionDidConnect` (delegates are still called);
@@ -33,6 +36,29 @@ extension OTSession {
             subscriber.lock.withLock { subscriber.subscribeWaiters.append(continuation) }
             do throws(OTError) { try self.subscribe(subscriber) } catch {
                 subscriber.resolveSubscribeWaiters(error)
+            }
+        }
+    }
+}
+
+extension OTSession {
+    /// Sends an issue report and returns the id the router stored it under (the one
+    /// `reportIssue()` made, when the router honours it). Throws 1010 when not
+    /// connected, or the router's refusal.
+    public func reportIssue() async throws -> String {
+        guard sessionConnectionStatus == .connected else { throw OTError(.notConnected, "reportIssue needs a connected session") }
+        let issueId = UUID().uuidString.lowercased()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            work.async {
+                let report = IssueReport(description: "", stats: self.statsLines(), logs: self.log.lines(), issueId: issueId)
+                let sent = self.channel?.request(.reportIssue(report), answerOnClose: true) { reply in
+                    switch reply {
+                    case .issueReported(let stored): continuation.resume(returning: stored)
+                    case .error(let error): continuation.resume(throwing: OTError(sessionCode: error.code, error.message))
+                    default: continuation.resume(throwing: OTError(OTSessionErrorCode.internalError, "unexpected reply to reportIssue"))
+                    }
+                } ?? false
+                if !sent { continuation.resume(throwing: OTError(.notConnected, "the session is not connected")) }
             }
         }
     }

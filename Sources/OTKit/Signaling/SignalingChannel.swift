@@ -14,6 +14,8 @@ final class SignalingChannel: @unchecked Sendable {
     private var transport: (any SignalingTransport)?
     private var nextRequestId = 1
     private var pending: [Int: Reply] = [:]
+    /// Requests whose caller waits (async APIs): answered with an error on `close()` too.
+    private var answerOnClose: Set<Int> = []
     private var lastHeard = Date()
     private var heartbeat: DispatchSourceTimer?
     private(set) var isOpen = false
@@ -50,11 +52,12 @@ final class SignalingChannel: @unchecked Sendable {
     /// Sends `message`; `reply` gets the router's answer (or a 1022 error if the path is
     /// lost first). Returns false when the channel is closed (nothing sent, no reply).
     @discardableResult
-    func request(_ message: ClientMessage, reply: Reply? = nil) -> Bool {
+    func request(_ message: ClientMessage, answerOnClose: Bool = false, reply: Reply? = nil) -> Bool {
         guard !isClosed, let transport else { return false }
         let id = nextRequestId
         nextRequestId += 1
         if let reply { pending[id] = reply }
+        if answerOnClose { self.answerOnClose.insert(id) }
         if !transport.send(SignalingCodec.encode(message, requestId: id)) {
             pending[id] = nil
             return false
@@ -86,7 +89,12 @@ final class SignalingChannel: @unchecked Sendable {
         isClosed = true
         heartbeat?.cancel()
         heartbeat = nil
+        let waiting = pending.filter { answerOnClose.contains($0.key) }
         pending = [:]
+        answerOnClose = []
+        for (_, reply) in waiting {
+            reply(.error(ErrorReply(code: Int(OTSessionErrorCode.notConnected.rawValue), message: "the session disconnected")))
+        }
         // A WebSocket close waits up to 1 s for the handshake: not on the session's queue.
         if let transport { DispatchQueue.global().async { transport.close() } }
         transport = nil
@@ -119,6 +127,8 @@ final class SignalingChannel: @unchecked Sendable {
     private func lost(_ reason: String) {
         guard !isClosed else { return }
         let awaiting = pending
+        pending = [:]
+        answerOnClose = []
         close()
         for (_, reply) in awaiting.sorted(by: { $0.key < $1.key }) {
             reply(.error(ErrorReply(code: Int(OTSessionErrorCode.connectionDropped.rawValue), message: "connection lost: \(reason)")))
