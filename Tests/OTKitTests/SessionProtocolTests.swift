@@ -7,11 +7,11 @@ import Testing
 /// delegate order, capability gating, token refusal, reconnection and its signal queue.
 @Suite(.serialized)
 struct SessionProtocolTests {
-    private func makeSession(_ router: ScriptedRouter, _ recorder: DelegateRecorder, grace: Double = 30) throws -> OTSession {
+    private func makeSession(_ router: ScriptedRouter, _ recorder: DelegateRecorder, heartbeatTimeout: Double = 3) throws -> OTSession {
         var settings = OTSessionSettings()
         settings.transportFactory = router.factory()
-        settings.heartbeatInterval = 0.1
-        settings.heartbeatTimeout = 0.5
+        settings.heartbeatInterval = 0.2
+        settings.heartbeatTimeout = heartbeatTimeout
         settings.reconnectRetryInterval = 0.1
         let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
         session.apiQueue = recorder.queue
@@ -185,9 +185,15 @@ struct SessionProtocolTests {
     @Test func silentRouterIsDetectedByTheHeartbeat() throws {
         let router = ScriptedRouter()
         let recorder = DelegateRecorder()
-        let session = try makeSession(router, recorder)
+        router.graceMilliseconds = 20_000
+        let session = try makeSession(router, recorder, heartbeatTimeout: 1)
         try connect(session, recorder)
         #expect(recorder.wait(3) { _ in router.messages.filter { $0 == .ping }.count >= 3 })
+        #expect(recorder.calls == ["didConnect"], "answered pings keep the session up")
+        router.silent = true
+        #expect(recorder.wait { $0.contains("didBeginReconnecting") })
+        router.silent = false
+        #expect(recorder.wait { $0.contains("didReconnect") })
         session.disconnect()
     }
 

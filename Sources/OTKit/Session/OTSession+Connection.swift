@@ -23,8 +23,18 @@ extension OTSession {
         let (token, connectionId, secret) = lock.withLock { (state.token ?? "", state.connection?.connectionId, state.resumeSecret) }
         let request = ConnectRequest(apiKey: apiKey, token: token,
                                      resumeConnectionId: resume ? connectionId : nil, resumeSecret: resume ? secret : nil)
+        let answered = Box(false)
+        // A router that opens the socket but never answers: retry (resume) or fail (1021).
+        work.asyncAfter(deadline: .now() + settings.heartbeatTimeout) { [weak self, weak channel] in
+            guard let self, let channel, !answered.value, !channel.isClosed, self.channel === channel else { return }
+            channel.close()
+            if resume { self.scheduleResumeAttempt() }
+            else { self.connectFailed(OTError(.connectionTimeout, "the router did not answer connect within \(self.settings.heartbeatTimeout) s")) }
+        }
         channel.request(.connect(request)) { [weak self] reply in
+            answered.value = true
             guard let self else { return }
+            if case .connected = reply { channel.startHeartbeat(interval: self.settings.heartbeatInterval, timeout: self.settings.heartbeatTimeout) }
             switch reply {
             case .connected(let connected):
                 if resume { self.resumed(connected) } else { self.connected(connected) }
@@ -36,7 +46,6 @@ extension OTSession {
                 self.connectFailed(OTError(OTSessionErrorCode.internalError, "unexpected reply to connect"))
             }
         }
-        channel.startHeartbeat(interval: settings.heartbeatInterval, timeout: settings.heartbeatTimeout)
     }
 
     private func connected(_ reply: ConnectedReply) {
@@ -204,6 +213,12 @@ extension OTSession {
         for subscriber in subscribers { subscriber.detach() }
         if let stream { deliver(.streamDestroyed(stream)) }
     }
+}
+
+/// A mutable flag shared by closures on the work queue.
+final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 extension OTError {

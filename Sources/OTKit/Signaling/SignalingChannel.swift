@@ -119,8 +119,8 @@ final class SignalingChannel: @unchecked Sendable {
             reply(decoded.message)
             return
         }
-        if decoded.requestId != nil, case .pong = decoded.message { return }
-        if decoded.requestId != nil, case .ok = decoded.message { return }
+        // A reply nobody waits for (pong, ok, a late error) is not an event.
+        guard decoded.requestId == nil else { return }
         onEvent(decoded.message)
     }
 

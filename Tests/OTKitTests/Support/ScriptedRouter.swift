@@ -16,6 +16,8 @@ final class ScriptedRouter: @unchecked Sendable {
     var refuseResume = false
     /// Refuse new transports (the network is down).
     var unreachable = false
+    /// Read and drop everything, answer nothing (a dead path that stays open).
+    var silent = false
     let ownConnectionId = "own-connection"
     var graceMilliseconds = 1500
     /// The media leg handed out with `published`.
@@ -55,7 +57,7 @@ final class ScriptedRouter: @unchecked Sendable {
     }
 
     fileprivate func handle(_ text: String, from transport: ScriptedTransport) {
-        guard let (message, requestId) = try? SignalingCodec.decodeClientMessage(text) else { return }
+        guard !silent, let (message, requestId) = try? SignalingCodec.decodeClientMessage(text) else { return }
         lock.withLock { received.append(message) }
         let reply: ServerMessage
         switch message {
