@@ -5,10 +5,10 @@ import Synchronization
 import Testing
 @testable import OTKit
 
-/// An OTPublisherKit with a custom capturer sends real SRTP media to the leg the
-/// "router" hands out (here a SubscriberPipeline standing where the router's port
-/// would be): decoded frame numbers increase; publishVideo/publishAudio stop packets;
-/// the stats delegate reports the pipeline's counters.
+/// An OTPublisherKit sends real SRTP media to the leg the "router" hands out (here a
+/// SubscriberPipeline standing where the router's port would be): decoded frame
+/// numbers increase; publishVideo/publishAudio stop packets; the stats delegate reports
+/// the pipeline's counters.
 @Suite(.serialized)
 struct PublisherMediaTests {
     final class Stats: OTPublisherKitNetworkStatsDelegate, @unchecked Sendable {
@@ -18,51 +18,83 @@ struct PublisherMediaTests {
         }
     }
 
-    @Test func capturerFramesArriveDecodedAndSwitchesStopPackets() throws {
-        OTAudioDeviceManager.setAudioDevice(nil)
-        let keys = SRTPLegKeys.random()
-        let decodedNumbers = Mutex<[UInt32]>([])
-        var configuration = SubscriberConfiguration()
-        configuration.keys = keys.reversed
-        configuration.localAddress = .ipv4Loopback()
-        configuration.videoStream = RTPStreamParameters(ssrc: 1111, payloadType: 96, clockRate: 90_000)
-        configuration.audioStream = RTPStreamParameters(ssrc: 2222, payloadType: 111, clockRate: 48_000)
-        let receiver = try SubscriberPipeline(configuration: configuration, onVideoFrame: { frame, _ in
-            if let number = FrameNumberStamp.read(from: frame) { decodedNumbers.withLock { $0.append(number) } }
-        })
-        try receiver.start()
-        defer { receiver.stop() }
+    /// Frame numbers read from decoded pictures (receive thread → test).
+    final class NumberLog: Sendable {
+        private let numbers = Mutex<[UInt32]>([])
+        func append(_ number: UInt32) { numbers.withLock { $0.append(number) } }
+        var values: [UInt32] { numbers.withLock { $0 } }
+    }
 
+    /// A receiver where the router's media port would be, and a connected session whose
+    /// scripted router hands out a leg to it.
+    final class Harness: @unchecked Sendable {
+        let receiver: SubscriberPipeline
+        let decodedNumbers = NumberLog()
         let router = ScriptedRouter()
-        router.publishMedia = WireMediaLeg(host: "127.0.0.1", port: Int(receiver.localAddress.port), profile: keys.send.profile.rfcName,
-                                           clientKey: keys.send.base64, routerKey: keys.receive.base64, audioSSRC: 2222, videoSSRC: 1111)
         let recorder = DelegateRecorder()
-        var settings = OTSessionSettings()
-        settings.transportFactory = router.factory()
-        settings.statsInterval = 0.2
-        let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
-        session.apiQueue = recorder.queue
-        try session.connect(withToken: "T1==t")
-        #expect(recorder.wait { $0.contains("didConnect") })
+        let session: OTSession
 
+        init() throws {
+            OTAudioDeviceManager.setAudioDevice(nil)
+            let keys = SRTPLegKeys.random()
+            var configuration = SubscriberConfiguration()
+            configuration.keys = keys.reversed
+            configuration.localAddress = .ipv4Loopback()
+            configuration.videoStream = RTPStreamParameters(ssrc: 1111, payloadType: 96, clockRate: 90_000)
+            configuration.audioStream = RTPStreamParameters(ssrc: 2222, payloadType: 111, clockRate: 48_000)
+            let numbers = decodedNumbers
+            receiver = try SubscriberPipeline(configuration: configuration, onVideoFrame: { frame, _ in
+                if let number = FrameNumberStamp.read(from: frame) { numbers.append(number) }
+            })
+            try receiver.start()
+            router.publishMedia = WireMediaLeg(host: "127.0.0.1", port: Int(receiver.localAddress.port), profile: keys.send.profile.rfcName,
+                                               clientKey: keys.send.base64, routerKey: keys.receive.base64, audioSSRC: 2222, videoSSRC: 1111)
+            var settings = OTSessionSettings()
+            settings.transportFactory = router.factory()
+            settings.statsInterval = 0.2
+            guard let session = OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings) else { throw OTError(OTSessionErrorCode.internalError, "no session") }
+            self.session = session
+            session.apiQueue = recorder.queue
+            try session.connect(withToken: "T1==t")
+            #expect(recorder.wait { $0.contains("didConnect") })
+        }
+
+        func publish(_ publisher: OTPublisherKit) throws -> PublishRequest? {
+            try session.publish(publisher)
+            #expect(recorder.wait { $0.contains("publisher streamCreated own-stream") })
+            return router.messages.compactMap { if case .publish(let r) = $0 { return r } else { return nil } }.first
+        }
+
+        /// Waits for `count` decoded frames and checks their numbers increase.
+        func expectIncreasingFrames(_ count: Int) {
+            #expect(recorder.wait(20) { _ in decodedNumbers.values.count >= count })
+            let numbers = decodedNumbers.values
+            #expect(numbers.count >= count)
+            #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers increase")
+        }
+
+        func finish() {
+            session.disconnect()
+            #expect(recorder.wait { $0.last == "didDisconnect" })
+            receiver.stop()
+        }
+    }
+
+    @Test func capturerFramesArriveDecodedAndSwitchesStopPackets() throws {
+        let harness = try Harness()
         let capturer = TestPatternCapturer(width: 320, height: 240, fps: 30)
         let publisherSettings = OTPublisherKitSettings()
         publisherSettings.videoCapture = capturer
         publisherSettings.name = "pattern"
-        let publisher = OTPublisherKit(delegate: recorder, settings: publisherSettings)
+        let publisher = OTPublisherKit(delegate: harness.recorder, settings: publisherSettings)
         let stats = Stats()
         publisher.networkStatsDelegate = stats
-        try session.publish(publisher)
-        #expect(recorder.wait { $0.contains("publisher streamCreated own-stream") })
-        let request = router.messages.compactMap { if case .publish(let r) = $0 { return r } else { return nil } }.first
+        let request = try harness.publish(publisher)
         #expect(request?.videoWidth == 320 && request?.videoHeight == 240 && request?.videoType == "custom")
-
-        #expect(recorder.wait { _ in decodedNumbers.withLock { $0.count } >= 20 })
-        let numbers = decodedNumbers.withLock { $0 }
-        #expect(numbers.count >= 20)
-        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers increase")
-        #expect(recorder.wait { _ in stats.videoSent.withLock { $0 } > 0 })
-        #expect(recorder.wait { _ in receiver.audioCounters.snapshot().packets > 10 })
+        harness.expectIncreasingFrames(20)
+        let receiver = harness.receiver
+        #expect(harness.recorder.wait { _ in stats.videoSent.withLock { $0 } > 0 })
+        #expect(harness.recorder.wait { _ in receiver.audioCounters.snapshot().packets > 10 })
 
         publisher.publishAudio = false
         publisher.publishVideo = false
@@ -72,15 +104,34 @@ struct PublisherMediaTests {
         Thread.sleep(forTimeInterval: 0.6)
         #expect(receiver.audioCounters.snapshot().packets == audioBefore)
         #expect(receiver.videoCounters.snapshot().packets == videoBefore)
-        #expect(router.messages.contains(.streamChanged(StreamChange(streamId: "own-stream", hasAudio: false, hasVideo: nil))))
-        #expect(router.messages.contains(.streamChanged(StreamChange(streamId: "own-stream", hasAudio: nil, hasVideo: false))))
+        let messages = harness.router.messages
+        #expect(messages.contains(.streamChanged(StreamChange(streamId: "own-stream", hasAudio: false, hasVideo: nil))))
+        #expect(messages.contains(.streamChanged(StreamChange(streamId: "own-stream", hasAudio: nil, hasVideo: false))))
         #expect(publisher.stream?.hasAudio == false && publisher.stream?.hasVideo == false)
 
         publisher.publishVideo = true
-        #expect(recorder.wait { _ in receiver.videoCounters.snapshot().packets > videoBefore })
-        session.disconnect()
-        #expect(recorder.wait { $0.last == "didDisconnect" })
-        #expect(recorder.calls.suffix(2) == ["publisher streamDestroyed own-stream", "didDisconnect"])
+        #expect(harness.recorder.wait { _ in receiver.videoCounters.snapshot().packets > videoBefore })
+        harness.finish()
+        #expect(harness.recorder.calls.suffix(2) == ["publisher streamDestroyed own-stream", "didDisconnect"])
         #expect(!capturer.isCaptureStarted())
+    }
+
+    /// OTPublisher's camera: a V4L2 device when the machine has one; otherwise the test
+    /// pattern stands in, and then its stamped numbers are read back.
+    @Test func cameraPublisherSendsTheCameraOrTheTestPattern() throws {
+        let harness = try Harness()
+        let settings = OTPublisherSettings()
+        settings.cameraResolution = .low
+        settings.cameraFrameRate = .rate15FPS
+        let publisher = OTPublisher(delegate: harness.recorder, settings: settings)
+        let request = try harness.publish(publisher)
+        #expect(request?.videoType == "camera" && request?.videoWidth == 320 && request?.videoHeight == 240)
+        if V4L2Camera.devices().isEmpty {
+            harness.expectIncreasingFrames(10)
+        } else {
+            let receiver = harness.receiver
+            #expect(harness.recorder.wait(20) { _ in receiver.videoCounters.snapshot().frames >= 10 })
+        }
+        harness.finish()
     }
 }
