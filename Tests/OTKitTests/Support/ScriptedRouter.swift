@@ -19,7 +19,7 @@ final class ScriptedRouter: @unchecked Sendable {
     /// Read and drop everything, answer nothing (a dead path that stays open).
     var silent = false
     let ownConnectionId = "own-connection"
-    var graceMilliseconds = 1500
+    var graceMilliseconds = 5000
     /// The media leg handed out with `published`.
     var publishMedia: WireMediaLeg?
     /// The media leg handed out with `subscribed`.
