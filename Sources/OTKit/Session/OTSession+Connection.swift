@@ -7,9 +7,22 @@ extension OTSession {
         channel?.close()
         let channel = SignalingChannel(queue: work)
         self.channel = channel
+        let answered = Box(false)
         channel.onOpen = { [weak self, weak channel] in
             guard let self, let channel else { return }
-            self.channelOpened(channel, resume: resume)
+            self.channelOpened(channel, resume: resume, answered: answered)
+        }
+        // A path that accepts the connection but never answers (a dead network behind a
+        // live TCP endpoint, a stuck router): resume attempts are retried after the
+        // heartbeat timeout; a first connect fails with 1021 after 10 s at least.
+        let limit = resume ? settings.heartbeatTimeout : max(settings.heartbeatTimeout, 10)
+        work.asyncAfter(deadline: .now() + limit) { [weak self, weak channel] in
+            guard let self, let channel, !answered.value, !channel.isClosed, self.channel === channel else { return }
+            channel.close()
+            if resume { self.scheduleResumeAttempt() }
+            else if self.sessionConnectionStatus == .connecting {
+                self.connectFailed(OTError(.connectionTimeout, "the router did not answer within \(limit) s"))
+            }
         }
         channel.onEvent = { [weak self] message in self?.handle(message) }
         channel.onMalformed = { [weak self] text in self?.log.add("dropped a router message: \(text)") }
@@ -19,18 +32,10 @@ extension OTSession {
         }
     }
 
-    private func channelOpened(_ channel: SignalingChannel, resume: Bool) {
+    private func channelOpened(_ channel: SignalingChannel, resume: Bool, answered: Box<Bool>) {
         let (token, connectionId, secret) = lock.withLock { (state.token ?? "", state.connection?.connectionId, state.resumeSecret) }
         let request = ConnectRequest(apiKey: apiKey, token: token,
                                      resumeConnectionId: resume ? connectionId : nil, resumeSecret: resume ? secret : nil)
-        let answered = Box(false)
-        // A router that opens the socket but never answers: retry (resume) or fail (1021).
-        work.asyncAfter(deadline: .now() + settings.heartbeatTimeout) { [weak self, weak channel] in
-            guard let self, let channel, !answered.value, !channel.isClosed, self.channel === channel else { return }
-            channel.close()
-            if resume { self.scheduleResumeAttempt() }
-            else { self.connectFailed(OTError(.connectionTimeout, "the router did not answer connect within \(self.settings.heartbeatTimeout) s")) }
-        }
         channel.request(.connect(request)) { [weak self] reply in
             answered.value = true
             guard let self else { return }
@@ -108,8 +113,14 @@ extension OTSession {
             state.status = .reconnecting
             return (state.graceSeconds, state.subscribers)
         }
-        reconnectDeadline = Date().addingTimeInterval(grace)
+        let deadline = Date().addingTimeInterval(grace)
+        reconnectDeadline = deadline
         deliver(.didBeginReconnecting)
+        // Give up at the deadline even if an attempt is still hanging.
+        work.asyncAfter(deadline: .now() + grace) { [weak self] in
+            guard let self, self.sessionConnectionStatus == .reconnecting, self.reconnectDeadline == deadline else { return }
+            self.giveUpReconnecting("could not reach the router again within the \(Int(grace)) s grace period")
+        }
         for subscriber in subscribers { subscriber.reportDisconnected() }
         scheduleResumeAttempt(after: 0)
     }
