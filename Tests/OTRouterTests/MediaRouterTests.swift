@@ -200,6 +200,47 @@ import Testing
         #expect(throws: MediaError.self) { try router.addSubscriber(subscriberId: "b1", streamId: "s1", audio: true, video: true) }
     }
 
+    /// Authenticated RTP whose SSRC the router did not assign is dropped and counted; it
+    /// still teaches the router the publisher's address (it authenticated), and the
+    /// router's receiver report follows it there.
+    @Test func rtpWithAnUnknownSSRCIsDroppedAndCounted() throws {
+        let router = try MediaRouter()
+        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true)
+        let leg = try router.addSubscriber(subscriberId: "a", streamId: "s1", audio: true, video: true)
+        let subscriber = try TestSubscriber(leg: leg)
+        defer { subscriber.stop() }
+        let keys = try LegClient.keys(publisherLeg)
+        let sender = try SRTPSession(keys: keys.send, direction: .sender)
+        let socket = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 1 << 20)
+        let pool = PacketBufferPool(initialCount: 8)
+        let batch = UDPMessageBatch(capacity: 8)
+        let wrongSSRC = (publisherLeg.videoSSRC ?? 0) &+ 1
+        for sequence in 0..<20 {
+            let buffer = try #require(pool.take())
+            let header = RTPHeader(payloadType: 96, sequenceNumber: UInt16(sequence), timestamp: 0, ssrc: wrongSSRC)
+            var length = try header.write(into: buffer.writableBytes)
+            for index in length..<(length + 100) { buffer.writableBytes[index] = 0x10 }
+            length = try sender.protect(buffer.writableBytes, length: length + 100)
+            buffer.setLength(length)
+            buffer.peer = try LegClient.address(publisherLeg)
+            _ = try socket.send([buffer], batch: batch)
+            pool.release(buffer)
+        }
+        #expect(waitUntil(seconds: 5) { (router.counters(streamId: "s1")?.unknownSSRCPackets ?? 0) == 20 })
+        let counters = try #require(router.counters(streamId: "s1"))
+        #expect(counters.packetsDropped >= 20 && counters.badPackets == 0, "\(counters)")
+        #expect(subscriber.pipeline.videoCounters.snapshot().packets == 0, "nothing was forwarded")
+        // The router's RTCP (a receiver report within a second) comes back to this socket.
+        var inbound: [PacketBuffer] = []
+        for _ in 0..<4 { inbound.append(try #require(pool.take())) }
+        let heard = waitUntil(seconds: 3) {
+            if case .processed(let n)? = try? socket.receive(into: inbound, batch: batch), n > 0 { return true }
+            return false
+        }
+        #expect(heard, "the router answers the authenticated address")
+        router.removePublisher(streamId: "s1")
+    }
+
     @Test func refusesUnknownStreamsAndDuplicates() throws {
         let router = try MediaRouter()
         #expect(throws: MediaError.self) { try router.addSubscriber(subscriberId: "x", streamId: "nope", audio: true, video: true) }
