@@ -13,11 +13,17 @@ final class DecodedStream: @unchecked Sendable {
     private var levels: [Double] = []
     private var samples: [Int16] = []
 
-    func video(_ frame: VideoFrame) {
+    private var synced = 0
+
+    func video(_ frame: VideoFrame, _ info: DecodedVideoFrameInfo) {
         let number = FrameNumberStamp.read(from: frame)
         lock.lock(); defer { lock.unlock() }
         if let number { numbers.append(number) } else { unreadable += 1 }
+        if info.presentAtNanoseconds != nil { synced += 1 }
     }
+
+    /// Frames that got a lip-sync presentation time (needs sender reports of both streams).
+    var lipSyncedFrames: Int { lock.lock(); defer { lock.unlock() }; return synced }
 
     func audio(_ frame: AudioFrame) {
         let level = AudioAnalysis.rms(UnsafeBufferPointer(frame.buffer))
@@ -101,7 +107,7 @@ final class TestSubscriber: @unchecked Sendable {
         configuration.feedbackDestination = try feedback ?? LegClient.address(leg)
         let decoded = decoded
         pipeline = try SubscriberPipeline(configuration: configuration,
-                                          onVideoFrame: { frame, _ in decoded.video(frame) },
+                                          onVideoFrame: { frame, info in decoded.video(frame, info) },
                                           onAudioFrame: { frame in decoded.audio(frame) })
         try pipeline.start()
     }

@@ -35,6 +35,8 @@ import Testing
                                                             sampleRate: 48_000)
             #expect(frequency.map { abs($0 - 440) < 5 } == true, "subscriber \(name) hears \(String(describing: frequency)) Hz")
             #expect(subscriber.pipeline.videoCounters.snapshot().badPackets == 0)
+            // Lip sync works only with sender reports of both streams under this leg's SSRCs.
+            #expect(subscriber.decoded.lipSyncedFrames > 30, "subscriber \(name): \(subscriber.decoded.lipSyncedFrames) frames lip-synced")
         }
         #expect(counters.packetsOut > 2 * counters.packetsIn / 2, "both legs were fed: \(counters)")
         #expect(counters.badPackets == 0 && counters.unknownSSRCPackets == 0, "\(counters)")
