@@ -29,17 +29,17 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// Between two receiver reports to the publisher.
     static let reportInterval: UInt64 = 1_000_000_000
 
-    private let group: ForwardingGroup
-    private let publisher: PublisherLeg
+    let group: ForwardingGroup
+    let publisher: PublisherLeg
     private let subscribers: [SubscriberLeg]
-    private let counters: GroupCounters
+    let counters: GroupCounters
     private let receivePool = PacketBufferPool(initialCount: ForwardingHandler.receiveBatch, bufferSize: 2048, headroom: 0)
     private var receiveBuffers: [PacketBuffer] = []
     private let receiveMessages = UDPMessageBatch(capacity: ForwardingHandler.receiveBatch)
     private let sendMessages = UDPMessageBatch(capacity: ForwardingHandler.sendBatch)
     private var single: [PacketBuffer] = []
     private var ntp = NTPClock.system()
-    private var nextReport: UInt64 = 0
+    var nextReport: UInt64 = 0
 
     init(group: ForwardingGroup, subscribers: [SubscriberLeg]) {
         self.group = group
@@ -292,7 +292,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
 
     /// Sends one compound to the publisher from its leg's socket.
     @discardableResult
-    private func sendToPublisher(_ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
+    func sendToPublisher(_ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
         guard let address = publisher.address, let buffer = rtcp(publisher, to: address, build) else { return false }
         single.append(buffer)
         let sent = (try? publisher.socket.send(single, batch: sendMessages).count) ?? 0
@@ -303,70 +303,5 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         }
         publisher.pool.release(buffer)
         return sent == 1
-    }
-
-    // MARK: - Timers
-
-    func wokenUp(now: UInt64) {}
-
-    func runTimers(now: UInt64) -> UInt64? {
-        if now >= nextReport {
-            sendReceiverReport(now: now)
-            nextReport = now + Self.reportInterval
-        }
-        var deadline = nextReport
-        if publisher.videoSSRC != nil, group.keyframeWanted.load(ordering: .relaxed), publisher.address != nil {
-            let allowed = publisher.lastKeyframeRequest == 0 ? now : publisher.lastKeyframeRequest + Self.keyframeInterval
-            if now >= allowed {
-                group.keyframeWanted.store(false, ordering: .relaxed)
-                if sendKeyframeRequest() {
-                    publisher.lastKeyframeRequest = now
-                    GroupCounters.bump(counters.keyframeRequests)
-                }
-            } else {
-                deadline = min(deadline, allowed)
-            }
-        }
-        return deadline
-    }
-
-    private func sendKeyframeRequest() -> Bool {
-        guard let media = publisher.videoSSRC else { return false }
-        let ssrc = publisher.routerSSRC
-        return sendToPublisher { writer throws(RTCPError) in
-            try writer.append(ReceiverReport(ssrc: ssrc))
-            try writer.append(SourceDescription(ssrc: ssrc, cname: publisher.cname))
-            try writer.append(PictureLossIndication(senderSSRC: ssrc, mediaSSRC: media))
-        }
-    }
-
-    /// RR + SDES to the publisher with a block per stream it has sent (RFC 3550 6.4.2).
-    private func sendReceiverReport(now: UInt64) {
-        var blocks = (ReportBlock(ssrc: 0), ReportBlock(ssrc: 0))
-        var count = 0
-        if publisher.videoSeen, let ssrc = publisher.videoSSRC {
-            blocks.0 = block(ssrc: ssrc, &publisher.videoStatistics)
-            count = 1
-        }
-        if publisher.audioSeen, let ssrc = publisher.audioSSRC {
-            let audio = block(ssrc: ssrc, &publisher.audioStatistics)
-            if count == 0 { blocks.0 = audio } else { blocks.1 = audio }
-            count += 1
-        }
-        let ssrc = publisher.routerSSRC
-        withUnsafeBytes(of: &blocks) { raw in
-            let list = RTCPList(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: ReportBlock.self), count: count))
-            sendToPublisher { writer throws(RTCPError) in
-                try writer.append(ReceiverReport(ssrc: ssrc, reportBlocks: list))
-                try writer.append(SourceDescription(ssrc: ssrc, cname: publisher.cname))
-            }
-        }
-    }
-
-    private func block(ssrc: UInt32, _ statistics: inout ReceiveStreamStatistics) -> ReportBlock {
-        ReportBlock(ssrc: ssrc, fractionLost: statistics.takeFractionLost(),
-                    cumulativeLost: Int32(clamping: statistics.cumulativeLost),
-                    extendedHighestSequence: UInt32(truncatingIfNeeded: statistics.extendedHighestSequence),
-                    jitter: UInt32(clamping: Int(statistics.jitter)))
     }
 }
