@@ -104,8 +104,20 @@ void bare_relay_stop(bare_relay *relay) {
     free(relay);
 }
 
+struct bare_drain {
+    pthread_t thread;
+    int n;
+    int fds[MAX_DEST];
+    atomic_int stop;
+    atomic_uint_fast64_t count;
+};
+
 struct bare_blaster {
     pthread_t thread;
+    struct bare_drain *drain;
+    uint64_t drained_at_start;
+    int fanout;
+    int window;
     int fd;
     struct sockaddr_in dest;
     const uint8_t *packets;
@@ -121,6 +133,16 @@ static void *blaster_main(void *raw) {
     struct iovec vectors[BATCH];
     int next = 0;
     while (next < blaster->count) {
+        if (blaster->drain) {
+            // Wait (20 µs naps, at most 20 ms) while too many datagrams are in flight.
+            for (int naps = 0; naps < 1000; naps++) {
+                uint64_t arrived = atomic_load_explicit(&blaster->drain->count, memory_order_relaxed) - blaster->drained_at_start;
+                uint64_t launched = blaster->sent * (uint64_t)blaster->fanout;
+                if (launched <= arrived + (uint64_t)blaster->window * (uint64_t)blaster->fanout) break;
+                struct timespec nap = {0, 20000};
+                nanosleep(&nap, NULL);
+            }
+        }
         int n = blaster->count - next < BATCH ? blaster->count - next : BATCH;
         for (int i = 0; i < n; i++) {
             vectors[i].iov_base = (void *)(blaster->packets + (size_t)(next + i) * blaster->stride);
@@ -145,9 +167,14 @@ static void *blaster_main(void *raw) {
     return NULL;
 }
 
-bare_blaster *bare_blaster_start(int fd, uint16_t port, const uint8_t *packets, int stride, const int32_t *lengths, int count) {
+bare_blaster *bare_blaster_start(int fd, uint16_t port, const uint8_t *packets, int stride, const int32_t *lengths, int count,
+                                 bare_drain *drain, int fanout, int window) {
     struct bare_blaster *blaster = calloc(1, sizeof *blaster);
     if (!blaster) return NULL;
+    blaster->drain = drain;
+    blaster->drained_at_start = drain ? atomic_load(&drain->count) : 0;
+    blaster->fanout = fanout > 0 ? fanout : 1;
+    blaster->window = window > 0 ? window : 1;
     blaster->fd = fd;
     blaster->dest.sin_family = AF_INET;
     blaster->dest.sin_port = htons(port);
@@ -169,14 +196,6 @@ uint64_t bare_blaster_finish(bare_blaster *blaster) {
     free(blaster);
     return sent;
 }
-
-struct bare_drain {
-    pthread_t thread;
-    int n;
-    int fds[MAX_DEST];
-    atomic_int stop;
-    atomic_uint_fast64_t count;
-};
 
 static void *drain_main(void *raw) {
     struct bare_drain *drain = raw;

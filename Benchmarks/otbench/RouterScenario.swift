@@ -8,7 +8,10 @@ import OTRouter
 ///
 /// For 1 publisher × N subscribers (N = 1, 4, 16): a C blaster thread sends pre-protected
 /// RTP (1200-byte payloads, AEAD_AES_128_GCM) with `sendmmsg` into the publisher leg; a
-/// C drain thread empties the N receiver sockets with `recvmmsg`. Each receiver first
+/// C drain thread empties the N receiver sockets with `recvmmsg`. The blaster keeps at
+/// most 256 packets per leg in flight (it counts what the drain received): flat out, but
+/// no socket queue overflows, so neither side is charged for datagrams the kernel
+/// delivers only to drop (on loopback the thread whose send raises the softirq pays). Each receiver first
 /// sends one SRTCP receiver report so the router learns its address. The router
 /// unprotects each packet once and, per leg, copies, rewrites and protects it and sends
 /// the batch with `sendmmsg`. Figure: forwarded packets ÷ CPU seconds of the forwarding
@@ -86,6 +89,7 @@ enum RouterScenario: Scenario {
         }
 
         let stride = 1280
+        let window = 256
         let ring = UnsafeMutableRawBufferPointer.allocate(byteCount: stride * packets, alignment: 64)
         defer { ring.deallocate() }
         var lengths = [Int32](repeating: 0, count: packets)
@@ -115,7 +119,7 @@ enum RouterScenario: Scenario {
         func blast(to port: UInt16, forwarded: () -> UInt64) throws {
             let blaster = lengths.withUnsafeBufferPointer { lengths in
                 bare_blaster_start(blasterSocket.fileDescriptor, port, ring.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                   Int32(stride), lengths.baseAddress, Int32(packets))
+                                   Int32(stride), lengths.baseAddress, Int32(packets), drain, Int32(n), Int32(window))
             }
             guard let blaster else { throw ScenarioError("cannot start the blaster thread") }
             _ = bare_blaster_finish(blaster)

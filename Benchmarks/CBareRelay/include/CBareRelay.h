@@ -25,8 +25,12 @@ void bare_relay_stop(bare_relay *relay);
 
 /// Starts a thread that sends `count` datagrams to 127.0.0.1:`port` from `fd`: datagram
 /// i is `lengths[i]` bytes at `packets + i * stride`, sent in batches of 32 with
-/// sendmmsg. The memory must outlive the blaster. NULL on failure.
-bare_blaster *bare_blaster_start(int fd, uint16_t port, const uint8_t *packets, int stride, const int32_t *lengths, int count);
+/// sendmmsg. Flow control: it keeps at most `window` datagrams per destination in flight,
+/// counting as arrived what `drain` has received (`fanout` copies of each datagram), so
+/// no queue overflows and nobody pays for datagrams the kernel drops; if nothing arrives
+/// for 20 ms it sends on anyway. The memory must outlive the blaster. NULL on failure.
+bare_blaster *bare_blaster_start(int fd, uint16_t port, const uint8_t *packets, int stride, const int32_t *lengths, int count,
+                                 bare_drain *drain, int fanout, int window);
 
 /// Waits for the blaster to send everything, joins and frees it; returns datagrams sent.
 uint64_t bare_blaster_finish(bare_blaster *blaster);
