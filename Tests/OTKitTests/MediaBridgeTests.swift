@@ -93,6 +93,10 @@ import Testing
     }
 
     @Test func defaultDeviceNeverLeavesAPublisherWithoutSound() throws {
+        try AudioDeviceTestLock.run { try defaultDevice() }
+    }
+
+    private func defaultDevice() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
         #expect(OTAudioDeviceManager.currentAudioDevice() === OTDefaultAudioDevice.shared)
         let source = try OTAudioDeviceManager.makeCaptureSource()

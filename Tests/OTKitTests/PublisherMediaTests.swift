@@ -25,17 +25,25 @@ struct PublisherMediaTests {
         var values: [UInt32] { numbers.withLock { $0 } }
     }
 
+    /// Decoded audio samples (playout thread → test).
+    final class SampleLog: Sendable {
+        private let samples = Mutex<[Int16]>([])
+        func append(_ buffer: UnsafeMutableBufferPointer<Int16>) { samples.withLock { $0.append(contentsOf: buffer) } }
+        var values: [Int16] { samples.withLock { $0 } }
+    }
+
     /// A receiver where the router's media port would be, and a connected session whose
     /// scripted router hands out a leg to it.
     final class Harness: @unchecked Sendable {
         let receiver: SubscriberPipeline
         let decodedNumbers = NumberLog()
+        let decodedAudio = SampleLog()
         let router = ScriptedRouter()
         let recorder = DelegateRecorder()
         let session: OTSession
 
-        init() throws {
-            OTAudioDeviceManager.setAudioDevice(nil)
+        init(device: (any OTAudioDevice)? = nil) throws {
+            OTAudioDeviceManager.setAudioDevice(device)
             let keys = SRTPLegKeys.random()
             var configuration = SubscriberConfiguration()
             configuration.keys = keys.reversed
@@ -43,9 +51,10 @@ struct PublisherMediaTests {
             configuration.videoStream = RTPStreamParameters(ssrc: 1111, payloadType: 96, clockRate: 90_000)
             configuration.audioStream = RTPStreamParameters(ssrc: 2222, payloadType: 111, clockRate: 48_000)
             let numbers = decodedNumbers
+            let audio = decodedAudio
             receiver = try SubscriberPipeline(configuration: configuration, onVideoFrame: { frame, _ in
                 if let number = FrameNumberStamp.read(from: frame) { numbers.append(number) }
-            })
+            }, onAudioFrame: { frame in audio.append(frame.buffer) })
             try receiver.start()
             router.publishMedia = WireMediaLeg(host: "127.0.0.1", port: Int(receiver.localAddress.port), profile: keys.send.profile.rfcName,
                                                clientKey: keys.send.base64, routerKey: keys.receive.base64, audioSSRC: 2222, videoSSRC: 1111)
@@ -77,10 +86,15 @@ struct PublisherMediaTests {
             session.disconnect()
             #expect(recorder.wait { $0.last == "didDisconnect" })
             receiver.stop()
+            OTAudioDeviceManager.setAudioDevice(nil)
         }
     }
 
     @Test func capturerFramesArriveDecodedAndSwitchesStopPackets() throws {
+        try AudioDeviceTestLock.run { try capturerFrames() }
+    }
+
+    private func capturerFrames() throws {
         let harness = try Harness()
         let capturer = TestPatternCapturer(width: 320, height: 240, fps: 30)
         let publisherSettings = OTPublisherKitSettings()
@@ -119,6 +133,10 @@ struct PublisherMediaTests {
     /// OTPublisher's camera: a V4L2 device when the machine has one; otherwise the test
     /// pattern stands in, and then its stamped numbers are read back.
     @Test func cameraPublisherSendsTheCameraOrTheTestPattern() throws {
+        try AudioDeviceTestLock.run { try cameraPublisher() }
+    }
+
+    private func cameraPublisher() throws {
         let harness = try Harness()
         let settings = OTPublisherSettings()
         settings.cameraResolution = .low
@@ -133,5 +151,26 @@ struct PublisherMediaTests {
             #expect(harness.recorder.wait(20) { _ in receiver.videoCounters.snapshot().frames >= 10 })
         }
         harness.finish()
+    }
+
+    /// A custom OTAudioDevice's captured tone (pushed through OTAudioBus) is what the
+    /// publisher sends: the receiver decodes the same frequency.
+    @Test func customAudioDeviceToneIsPublished() throws {
+        try AudioDeviceTestLock.run {
+            let device = ToneLoopDevice(frequency: 660)
+            let harness = try Harness(device: device)
+            let settings = OTPublisherKitSettings()
+            settings.videoTrack = false
+            let publisher = OTPublisherKit(delegate: harness.recorder, settings: settings)
+            let request = try harness.publish(publisher)
+            #expect(request?.hasAudio == true && request?.hasVideo == false)
+            #expect(device.isCapturing())
+            #expect(harness.recorder.wait(20) { _ in harness.decodedAudio.values.count >= 48_000 * 2 })
+            let samples = Array(harness.decodedAudio.values.suffix(48_000))
+            let frequency = try #require(AudioAnalysis.dominantFrequency(samples: samples, sampleRate: 48_000))
+            #expect(abs(frequency - 660) < 2)
+            harness.finish()
+            #expect(!device.isCapturing())
+        }
     }
 }

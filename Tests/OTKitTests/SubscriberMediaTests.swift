@@ -20,6 +20,10 @@ struct SubscriberMediaTests {
     }
 
     @Test func renderReadsIncreasingFrameNumbersAndEventsArrive() throws {
+        try AudioDeviceTestLock.run { try renderAndEvents() }
+    }
+
+    private func renderAndEvents() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
         let keys = SRTPLegKeys.random()   // send = the client's (its RTCP), receive = the router's
         let routerSocket = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 1 << 16, sendBufferBytes: 1 << 16)
