@@ -74,7 +74,10 @@ public final class WebServer: Sendable {
     public func stop() {
         core.stopRequested.store(true, ordering: .releasing)
         loop.wake()
-        if loop.isServiceThread { return }
+        if loop.isServiceThread {
+            loop.join()  // detaches: the thread finishes on its own
+            return
+        }
         if !loop.waitFinished(seconds: 2) { loop.requestExit() }
         loop.join()
     }
