@@ -30,6 +30,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// The first query argument called `name`, if any.
     public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
+    /// Field-wise equality; query arguments compare in order.
     public static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
         a.method == b.method && a.path == b.path && a.headers == b.headers && a.body == b.body
             && a.remoteAddress == b.remoteAddress && a.query.map(\.name) == b.query.map(\.name)

@@ -29,6 +29,8 @@ final class ServerCore: @unchecked Sendable {
     static let maximumMessageBytes = 256 << 10
     /// Response bodies are written in pieces of at most this size, one per writable callback.
     static let responseChunkBytes = 64 << 10
+    /// How long a closing WebSocket may take to get its close frame out before it is dropped.
+    static let closeDeadlineSeconds: Int32 = 3
 
     let handler: any WebServerHandler
     let strings = CStringStore()
@@ -160,8 +162,18 @@ final class ServerCore: @unchecked Sendable {
             return list
         }
         for peer in peers {
-            peer.outgoing.withLock { $0.scheduled = false }
-            if let wsi = peer.wsi { lws_callback_on_writable(wsi) }
+            let closing = peer.outgoing.withLock { queue in
+                queue.scheduled = false
+                return queue.closeRequest != nil
+            }
+            guard let wsi = peer.wsi else { continue }
+            lws_callback_on_writable(wsi)
+            if closing && !peer.closeDeadlineArmed {
+                // A peer that stopped reading never becomes writable again, so its close
+                // frame would wait forever: lws drops the connection if it is still open then.
+                peer.closeDeadlineArmed = true
+                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, Self.closeDeadlineSeconds)
+            }
         }
     }
 

@@ -14,6 +14,8 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
     var wsi: OpaquePointer?
     /// Service thread only: the handler has been told about the close.
     var closeReported = false
+    /// Service thread only: the close deadline has been armed.
+    var closeDeadlineArmed = false
 
     init(id: UInt64, remoteAddress: String, path: String, core: ServerCore, wsi: OpaquePointer) {
         self.id = id
