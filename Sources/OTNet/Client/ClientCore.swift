@@ -23,9 +23,11 @@ final class ClientCore: @unchecked Sendable {
     let target: WebURL
     let address: String
     let allowSelfSigned: Bool
-    let onOpen: @Sendable () -> Void
-    let onText: @Sendable (String) -> Void
-    let onClose: @Sendable (String?) -> Void
+    // Service thread only; dropped once the connection is over, so closures that capture
+    // the client do not keep it alive.
+    private var onOpen: (@Sendable () -> Void)?
+    private var onText: (@Sendable (String) -> Void)?
+    private var onClose: (@Sendable (String?) -> Void)?
     let strings = CStringStore()
     let protocols: UnsafeMutablePointer<lws_protocols>
     let outgoing = Locked(OutgoingQueue())
@@ -71,6 +73,9 @@ final class ClientCore: @unchecked Sendable {
     func afterDestroy() {
         report(userClosed ? nil : "connection to \(url) ended")
         outgoing.withLock { $0.closed = true }
+        onOpen = nil
+        onText = nil
+        onClose = nil
     }
 
     private var userClosed: Bool { closedByUser.withLock { $0 } }
@@ -79,7 +84,7 @@ final class ClientCore: @unchecked Sendable {
         guard !reported else { return }
         reported = true
         outgoing.withLock { $0.closed = true }
-        onClose(failure)
+        onClose?(failure)
     }
 
     func callback(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
@@ -89,7 +94,7 @@ final class ClientCore: @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             self.wsi = wsi
             established = true
-            onOpen()
+            onOpen?()
             if outgoing.withLock({ $0.hasWork }) { lws_callback_on_writable(wsi) }
         case LWS_CALLBACK_CLIENT_RECEIVE:
             return received(wsi, input, length)
@@ -116,6 +121,12 @@ final class ClientCore: @unchecked Sendable {
     }
 
     private func wokenUp() {
+        // Clear the flag first, on every wake-up: a send that finds it set does not wake
+        // the thread again, so leaving it set would strand later messages.
+        let work = outgoing.withLock { queue in
+            queue.scheduled = false
+            return queue.hasWork
+        }
         if !connectIssued {
             connectIssued = true
             if userClosed {
@@ -124,10 +135,6 @@ final class ClientCore: @unchecked Sendable {
                 connect()
             }
             return
-        }
-        let work = outgoing.withLock { queue in
-            queue.scheduled = false
-            return queue.hasWork
         }
         if established, let wsi {
             if work { lws_callback_on_writable(wsi) }
@@ -171,7 +178,7 @@ final class ClientCore: @unchecked Sendable {
         let binary = lws_frame_is_binary(wsi) != 0
         let text = binary ? nil : String(decoding: incoming, as: UTF8.self)
         incoming.removeAll(keepingCapacity: incoming.capacity <= 64 << 10)
-        if let text, !reported { onText(text) }
+        if let text, !reported { onText?(text) }
         return 0
     }
 

@@ -32,13 +32,14 @@ final class ServerCore: @unchecked Sendable {
     /// How long a closing WebSocket may take to get its close frame out before it is dropped.
     static let closeDeadlineSeconds: Int32 = 3
 
-    let handler: any WebServerHandler
+    /// Dropped after the context is destroyed, so a handler that owns the server does not
+    /// keep both alive forever once the server has stopped.
+    private var handler: (any WebServerHandler)?
     let strings = CStringStore()
     let protocols: UnsafeMutablePointer<lws_protocols>
     /// Set once, before the service thread starts.
-    var loop: LWSServiceLoop?
+    var wakeList: PeerWakeList?
     let stopRequested = Atomic<Bool>(false)
-    private let scheduled = Locked<[ServerPeer]>([])
     private let scratch = ScratchBuffer()
     private var openPeers: [UInt64: ServerPeer] = [:]
     private var stopHandled = false
@@ -58,13 +59,6 @@ final class ServerCore: @unchecked Sendable {
         protocols.deallocate()
     }
 
-    /// Puts `peer` on the service thread's list of connections to make writable, and
-    /// wakes the thread. Any thread.
-    func schedule(_ peer: ServerPeer) {
-        scheduled.withLock { $0.append(peer) }
-        loop?.wake()
-    }
-
     /// The service loop ends once a stop was asked for and every WebSocket has closed.
     func shouldStop() -> Bool {
         stopRequested.load(ordering: .acquiring) && stopHandled && openPeers.isEmpty
@@ -73,7 +67,8 @@ final class ServerCore: @unchecked Sendable {
     /// After the context is gone: tell the handler about any peer lws did not report.
     func afterDestroy() {
         for peer in Array(openPeers.values) { reportClosed(peer) }
-        scheduled.withLock { $0.removeAll() }
+        _ = wakeList?.take()
+        handler = nil
     }
 
     func callback(
@@ -157,10 +152,7 @@ final class ServerCore: @unchecked Sendable {
             stopHandled = true
             for peer in openPeers.values { peer.close(code: 1001, reason: "server stopping") }
         }
-        let peers = scheduled.withLock { list in
-            defer { list.removeAll(keepingCapacity: true) }
-            return list
-        }
+        let peers = wakeList?.take() ?? []
         for peer in peers {
             let closing = peer.outgoing.withLock { queue in
                 queue.scheduled = false
@@ -210,7 +202,7 @@ final class ServerCore: @unchecked Sendable {
     private func respond(_ wsi: OpaquePointer, _ connection: ServerConnection) -> Int32 {
         let response = connection.bodyTooLarge
             ? HTTPResponse.json(413, #"{"code":413,"message":"request body larger than 1 MiB"}"#)
-            : handler.handle(connection.request)
+            : (handler?.handle(connection.request) ?? .json(503, #"{"code":503,"message":"stopping"}"#))
         return startResponse(wsi, connection, response, closeAfter: false)
     }
 
@@ -292,7 +284,7 @@ final class ServerCore: @unchecked Sendable {
         let connection = connection(wsi)
         let path = RequestHeaders.foldPath(RequestHeaders.copy(wsi, WSI_TOKEN_GET_URI) ?? "/")
         let query = RequestHeaders.query(wsi)
-        guard !stopRequested.load(ordering: .acquiring), handler.shouldAcceptWebSocket(path: path, query: query) else {
+        guard !stopRequested.load(ordering: .acquiring), handler?.shouldAcceptWebSocket(path: path, query: query) == true else {
             return 1  // lws drops the connection without an HTTP status
         }
         connection.webSocketPath = path
@@ -305,10 +297,10 @@ final class ServerCore: @unchecked Sendable {
         let peer = ServerPeer(
             id: webSocketIDs.add(1, ordering: .relaxed).oldValue,
             remoteAddress: RequestHeaders.peerAddress(wsi, withPort: true),
-            path: connection.webSocketPath, core: self, wsi: wsi)
+            path: connection.webSocketPath, wakeList: wakeList!, wsi: wsi)
         connection.peer = peer
         openPeers[peer.id] = peer
-        handler.webSocketOpened(peer, path: connection.webSocketPath, query: connection.webSocketQuery)
+        handler?.webSocketOpened(peer, path: connection.webSocketPath, query: connection.webSocketQuery)
         if stopHandled { peer.close(code: 1001, reason: "server stopping") }
     }
 
@@ -326,7 +318,7 @@ final class ServerCore: @unchecked Sendable {
         let binary = lws_frame_is_binary(wsi) != 0
         let text = binary ? nil : String(decoding: connection.incoming, as: UTF8.self)
         connection.incoming.removeAll(keepingCapacity: connection.incoming.capacity <= 64 << 10)
-        if let text, !peer.closeReported { handler.webSocketReceived(peer, text: text) }
+        if let text, !peer.closeReported { handler?.webSocketReceived(peer, text: text) }
         return 0
     }
 
@@ -368,6 +360,6 @@ final class ServerCore: @unchecked Sendable {
         peer.closeReported = true
         peer.outgoing.withLock { $0.closed = true }
         openPeers[peer.id] = nil
-        handler.webSocketClosed(peer)
+        handler?.webSocketClosed(peer)
     }
 }

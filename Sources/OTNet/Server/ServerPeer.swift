@@ -7,7 +7,9 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
     let id: UInt64
     let remoteAddress: String
     let path: String
-    private let core: ServerCore  // strong: the core drops its peers when they close
+    /// Not the server core: an application that keeps peers must not keep the server's
+    /// handler (and so, often, itself) alive through them.
+    private let wakeList: PeerWakeList
     /// The queue shared with other threads.
     let outgoing = Locked(OutgoingQueue())
     /// Service thread only: the live connection, nil once lws has closed it.
@@ -17,11 +19,11 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
     /// Service thread only: the close deadline has been armed.
     var closeDeadlineArmed = false
 
-    init(id: UInt64, remoteAddress: String, path: String, core: ServerCore, wsi: OpaquePointer) {
+    init(id: UInt64, remoteAddress: String, path: String, wakeList: PeerWakeList, wsi: OpaquePointer) {
         self.id = id
         self.remoteAddress = remoteAddress
         self.path = path
-        self.core = core
+        self.wakeList = wakeList
         self.wsi = wsi
     }
 
@@ -32,7 +34,7 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
             if schedule { queue.scheduled = true }
             return (result, schedule)
         }
-        if schedule { core.schedule(self) }
+        if schedule { wakeList.schedule(self) }
         return result == .queued
     }
 
@@ -44,6 +46,29 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
             queue.scheduled = true
             return schedule
         }
-        if schedule { core.schedule(self) }
+        if schedule { wakeList.schedule(self) }
+    }
+}
+
+/// The peers that have something to write, shared between the threads that call `send`
+/// and the server's service thread, plus the loop to wake. Cost: one lock per schedule.
+final class PeerWakeList: Sendable {
+    private let loop: LWSServiceLoop
+    private let peers = Locked<[ServerPeer]>([])
+
+    init(loop: LWSServiceLoop) { self.loop = loop }
+
+    /// Adds `peer` and wakes the service thread. Any thread.
+    func schedule(_ peer: ServerPeer) {
+        peers.withLock { $0.append(peer) }
+        loop.wake()
+    }
+
+    /// Empties the list (service thread).
+    func take() -> [ServerPeer] {
+        peers.withLock { list in
+            defer { list.removeAll(keepingCapacity: true) }
+            return list
+        }
     }
 }

@@ -12,7 +12,8 @@ import Glibc
 /// 1009); per-connection send queue of at most 4096 messages / 16 MiB (more: close 1008).
 ///
 /// Cost: one thread and one lws context; per connection a few hundred bytes plus queued
-/// messages. Stop it with `stop()` (also done on deinit).
+/// messages. Stop it with `stop()` (also done on deinit); the server holds its handler
+/// until then, so a handler that owns its server must call `stop()`.
 public final class WebServer: Sendable {
     private let core: ServerCore
     private let loop: LWSServiceLoop
@@ -53,7 +54,7 @@ public final class WebServer: Sendable {
                 + (tls != nil ? " (address in use, or the TLS certificate/key is invalid)" : " (address in use?)"))
         }
         let loop = LWSServiceLoop(context: context)
-        core.loop = loop
+        core.wakeList = PeerWakeList(loop: loop)
         port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(context, "default")))
         do {
             try loop.start(name: "otnet-server", shouldStop: { core.shouldStop() }, afterDestroy: { core.afterDestroy() })
