@@ -5,9 +5,11 @@ public struct HTTPRequest: Sendable, Equatable {
     /// "GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS" or "HEAD".
     public var method: String
     /// The path without the query string, leading `//` folded to `/`
-    /// (`/v2/project/123/session/1_MX4/signal`). Not percent-decoded.
+    /// (`/v2/project/123/session/1_MX4/signal`). Percent-escapes are already decoded
+    /// (libwebsockets does it while parsing: `/a%20b` arrives as `/a b`).
     public var path: String
-    /// The query arguments, percent-decoded, in the order given (`?offset=5&count=10`).
+    /// The query arguments, percent-decoded (`+` becomes a space), in the order given
+    /// (`?offset=5&count=10`); an escaped `%26` or `%3D` stays inside its value.
     public var query: [(name: String, value: String)]
     /// Request headers with lower-case names (`content-type`, `x-opentok-auth`, ...).
     public var headers: [String: String]
