@@ -94,6 +94,19 @@ import Testing
         #expect(jsonObject(ok.body)["bodyCount"] as? Int == 1 << 20)
     }
 
+    @Test func largeResponsesArriveWholeAndHeadGetsNoBody() throws {
+        defer { server.stop() }
+        let big = try HTTPClient.request("GET", base + "/big")
+        #expect(big.status == 200)
+        #expect(big.body == (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let head = try HTTPClient.request("HEAD", base + "/big")
+        #expect(head.status == 200)
+        #expect(head.headers["content-length"] == "300000")
+        #expect(head.body.isEmpty)
+        // The server still answers normally after a HEAD.
+        #expect(try HTTPClient.request("GET", base + "/after-head").status == 200)
+    }
+
     @Test func aSecondServerOnTheSamePortFails() throws {
         defer { server.stop() }
         var configuration = WebServerConfiguration()

@@ -26,6 +26,16 @@ import Testing
         #expect(recorder.closes.first! == nil)
     }
 
+    @Test func hostNamesAreResolvedBeforeConnecting() throws {
+        defer { server.stop() }
+        let recorder = ClientRecorder()
+        let client = try recorder.connect("ws://localhost:\(server.port)/ws/named")
+        client.send("by name")
+        #expect(eventually { recorder.texts == ["by name"] })
+        #expect(client.remoteAddress == "127.0.0.1:\(server.port)")
+        client.close()
+    }
+
     @Test func aLargeMessageArrivesIntact() throws {
         defer { server.stop() }
         let recorder = ClientRecorder()

@@ -234,7 +234,8 @@ final class ServerCore: @unchecked Sendable {
         }
         guard lws_finalize_write_http_header(wsi, start, &cursor, end) == 0 else { return -1 }
         connection.responding = true
-        connection.responseBody = response.status == 204 || response.status == 304 ? [] : response.body
+        let bodiless = response.status == 204 || response.status == 304 || connection.request.method == "HEAD"
+        connection.responseBody = bodiless ? [] : response.body
         connection.responseOffset = 0
         connection.closeAfterResponse = closeAfter
         lws_callback_on_writable(wsi)

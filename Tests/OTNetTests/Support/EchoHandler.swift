@@ -28,6 +28,7 @@ final class EchoHandler: WebServerHandler, @unchecked Sendable {
         switch request.path {
         case "/missing": return .json(404, #"{"code":404}"#)
         case "/empty": return .noContent
+        case "/big": return HTTPResponse(status: 200, contentType: "application/octet-stream", body: (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         case "/plain": return HTTPResponse(status: 201, contentType: "text/plain; version=0.0.4", headers: ["X-Extra": "yes"], body: Array("ok".utf8))
         default: break
         }
