@@ -48,6 +48,23 @@ import Testing
         #expect(recorder.closes.count == 1)
     }
 
+    @Test func aClientThatCannotSendRefusesMessagesPastTheQueueLimit() throws {
+        let server = try WebServer(configuration: WebServerConfiguration(), handler: EchoHandler())
+        defer { server.stop() }
+        let relay = try TCPRelay(target: "127.0.0.1:\(server.port)")
+        defer { relay.stop() }
+        relay.setBlackhole(true)  // TCP connects, the handshake never completes
+        let recorder = ClientRecorder()
+        let client = try recorder.connect("ws://127.0.0.1:\(relay.port)/ws")
+        var accepted = 0
+        while accepted < 5000 && client.send("queued \(accepted)") { accepted += 1 }
+        #expect(accepted == 4096)
+        #expect(client.send("still no") == false)
+        #expect(recorder.opened == 0)
+        client.close()
+        #expect(recorder.closes == [nil])
+    }
+
     @Test func aMalformedTargetThrows() {
         #expect(throws: WebError.self) { _ = try TCPRelay(target: "127.0.0.1") }
     }

@@ -40,6 +40,8 @@ final class ClientCore: @unchecked Sendable {
     private var wsi: OpaquePointer?
     private var ended = false
     private var closeFrameSeen = false
+    /// Why this side closed on its own (queue overflow, oversized message), if it did.
+    private var localCloseFailure: String?
     private var reported = false
     private var incoming: [UInt8] = []
     private let scratch = ScratchBuffer(capacity: 16 << 10)
@@ -108,7 +110,7 @@ final class ClientCore: @unchecked Sendable {
             self.wsi = nil
             ended = true
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_CLOSED:
-            report(closeFrameSeen || userClosed ? nil : "connection to \(url) lost")
+            report(userClosed ? nil : localCloseFailure ?? (closeFrameSeen ? nil : "connection to \(url) lost"))
             self.wsi = nil
             ended = true
         case LWS_CALLBACK_WSI_DESTROY:
@@ -170,6 +172,7 @@ final class ClientCore: @unchecked Sendable {
     private func received(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         if incoming.count + length > Self.maximumMessageBytes {
             incoming = []
+            localCloseFailure = "closed: a message from \(url) was larger than 16 MiB"
             closeFrame(wsi, code: 1009, reason: "message larger than 16 MiB")
             return -1
         }
@@ -200,6 +203,7 @@ final class ClientCore: @unchecked Sendable {
             if more { lws_callback_on_writable(wsi) }
             return 0
         case .close(let code, let reason):
+            if code == 1008 && !userClosed { localCloseFailure = "closed: more than 4096 messages / 16 MiB waiting to be sent" }
             closeFrame(wsi, code: code, reason: reason)
             return -1
         case .nothing:
