@@ -36,9 +36,7 @@ let package = Package(
             name: "OTMedia",
             dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP"]
         ),
-        .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet"],
-                // Until OTNet.WebSocketClient lands on main: a stand-in transport that refuses to connect.
-                swiftSettings: [.define("OTKIT_WEBSOCKET_CLIENT_PENDING")]),
+        .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet"]),
         .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling"]),
         // HTTP + WebSocket server and client on libwebsockets; no session concepts.
         .target(name: "OTNet", dependencies: ["CLibWebSockets"]),

@@ -77,6 +77,19 @@ struct SessionProtocolTests {
         #expect(session.sessionConnectionStatus == .notConnected)
     }
 
+    @Test func nothingListeningFailsWith1006OverTheRealWebSocket() throws {
+        var settings = OTSessionSettings()
+        settings.routerURL = "http://127.0.0.1:1"   // a privileged port nobody listens on here
+        let recorder = DelegateRecorder()
+        let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
+        session.apiQueue = recorder.queue
+        try session.connect(withToken: "T1==token")
+        #expect(session.sessionConnectionStatus == .connecting)
+        #expect(recorder.wait(15) { !$0.isEmpty })
+        #expect(recorder.calls == ["didFail 1006"])
+        #expect(session.sessionConnectionStatus == .notConnected)
+    }
+
     @Test func subscriberRoleIsGatedSynchronously() throws {
         let router = ScriptedRouter()
         router.role = WireCapabilities(role: .subscriber)

@@ -20,16 +20,6 @@ protocol SignalingTransport: AnyObject, Sendable {
 typealias SignalingTransportFactory = @Sendable (_ url: String, _ allowSelfSignedCertificates: Bool,
                                                  _ handlers: SignalingTransportHandlers) throws(OTError) -> any SignalingTransport
 
-#if OTKIT_WEBSOCKET_CLIENT_PENDING
-/// Stand-in until OTNet's WebSocketClient lands: every connect fails with 1006.
-final class WebSocketSignalingTransport: SignalingTransport {
-    static let factory: SignalingTransportFactory = { url, _, _ throws(OTError) in
-        throw OTError(.connectionFailed, "this build has no WebSocket client; cannot reach \(url)")
-    }
-    func send(_ text: String) -> Bool { false }
-    func close() {}
-}
-#else
 /// The production transport: an `OTNet.WebSocketClient`.
 final class WebSocketSignalingTransport: SignalingTransport {
     static let factory: SignalingTransportFactory = { url, allowSelfSigned, handlers throws(OTError) in
@@ -50,4 +40,3 @@ final class WebSocketSignalingTransport: SignalingTransport {
     func send(_ text: String) -> Bool { client.send(text) }
     func close() { client.close(code: 1000, reason: "bye") }
 }
-#endif
