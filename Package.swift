@@ -59,10 +59,11 @@ let package = Package(
             path: "Benchmarks/CBareSRTP",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        .target(name: "CBareRelay", path: "Benchmarks/CBareRelay", cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
-            dependencies: ["OTMedia", "OTRouter", "CBareCodec", "CBareSRTP", "CAllocCounter"],
+            dependencies: ["OTMedia", "OTRouter", "CBareCodec", "CBareSRTP", "CBareRelay", "CAllocCounter"],
             path: "Benchmarks/otbench"
         ),
 

@@ -70,7 +70,9 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     }
 
     func pipelineStarted(now: UInt64) {
-        nextReport = now + configuration.receiverReportIntervalNanoseconds / 2
+        // The first report goes out at once, before any media: a router learns the
+        // subscriber's address from it (an SFU sends nothing to a leg it has not heard from).
+        nextReport = now
         nextFeedbackCheck = now
     }
 
@@ -327,7 +329,9 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         }
     }
 
-    /// RR + SDES with one report block per stream received (RFC 3550 6.4.2).
+    /// RR + SDES with one report block per stream received (RFC 3550 6.4.2); before any
+    /// media arrived, an RR without blocks (allowed by RFC 3550 6.4.2, RC = 0), so the
+    /// sender hears from this receiver from the start.
     private func sendReceiverReport(now: UInt64) {
         guard let destination = feedbackDestination else { return }
         var blocks = (ReportBlock(ssrc: 0), ReportBlock(ssrc: 0))
@@ -344,7 +348,6 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
             if count == 0 { blocks.0 = block } else { blocks.1 = block }
             count += 1
         }
-        guard count > 0 else { return }
         let sender = configuration.ssrc
         withUnsafeBytes(of: &blocks) { raw in
             let list = RTCPList(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: ReportBlock.self), count: count))

@@ -46,6 +46,18 @@ public struct ForwardingCounters: Sendable, Equatable {
     public var retransmissions: UInt64 = 0
     /// Keyframe requests (PLI/FIR) sent to publishers.
     public var keyframeRequests: UInt64 = 0
+    /// Authenticated RTP packets from publishers with an SSRC the router did not assign
+    /// (dropped; also counted in `packetsDropped`).
+    public var unknownSSRCPackets: UInt64 = 0
+    /// Receiver reports taken from subscribers.
+    public var receiverReports: UInt64 = 0
+    /// Packets lost as the subscribers' latest receiver reports say (RFC 3550 cumulative
+    /// lost), summed over the legs.
+    public var reportedPacketsLost: Int64 = 0
+    /// The largest interarrival jitter a subscriber's latest report gives, microseconds.
+    public var reportedJitterMicroseconds: UInt64 = 0
+    /// CPU time (user + system) the forwarding threads have used, nanoseconds.
+    public var forwardingCPUNanoseconds: UInt64 = 0
 
     /// All zero.
     public init() {}

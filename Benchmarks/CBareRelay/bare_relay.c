@@ -1,0 +1,250 @@
+// See include/CBareRelay.h. Written like the plain C a relay author would write.
+#define _GNU_SOURCE
+#include "CBareRelay.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+enum { BATCH = 32, MAX_DEST = 64, SLOT = 2048 };
+
+struct bare_relay {
+    pthread_t thread;
+    clockid_t clock;
+    int in_fd;
+    int n;
+    int out_fds[MAX_DEST];
+    struct sockaddr_in dests[MAX_DEST];
+    atomic_int stop;
+    atomic_uint_fast64_t forwarded;
+};
+
+static void *relay_main(void *raw) {
+    struct bare_relay *relay = raw;
+    static __thread uint8_t buffers[BATCH][SLOT];
+    struct mmsghdr in[BATCH], out[BATCH];
+    struct iovec in_vec[BATCH], out_vec[BATCH];
+    for (int i = 0; i < BATCH; i++) {
+        in_vec[i].iov_base = buffers[i];
+        in_vec[i].iov_len = SLOT;
+        memset(&in[i], 0, sizeof in[i]);
+        in[i].msg_hdr.msg_iov = &in_vec[i];
+        in[i].msg_hdr.msg_iovlen = 1;
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].msg_hdr.msg_iov = &out_vec[i];
+        out[i].msg_hdr.msg_iovlen = 1;
+        out[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+    }
+    struct pollfd entry = {.fd = relay->in_fd, .events = POLLIN};
+    while (!atomic_load_explicit(&relay->stop, memory_order_relaxed)) {
+        if (poll(&entry, 1, 20) <= 0) continue;
+        for (int round = 0; round < 8; round++) {
+            int got = recvmmsg(relay->in_fd, in, BATCH, MSG_DONTWAIT, NULL);
+            if (got <= 0) break;
+            for (int i = 0; i < got; i++) {
+                out_vec[i].iov_base = buffers[i];
+                out_vec[i].iov_len = in[i].msg_len;
+            }
+            uint64_t sent_total = 0;
+            for (int d = 0; d < relay->n; d++) {
+                for (int i = 0; i < got; i++) out[i].msg_hdr.msg_name = &relay->dests[d];
+                int done = 0;
+                while (done < got) {
+                    int sent = sendmmsg(relay->out_fds[d], out + done, got - done, 0);
+                    if (sent > 0) { done += sent; continue; }
+                    if (sent < 0 && errno == EINTR) continue;
+                    break;
+                }
+                sent_total += done;
+            }
+            atomic_fetch_add_explicit(&relay->forwarded, sent_total, memory_order_relaxed);
+            if (got < BATCH) break;
+        }
+    }
+    return NULL;
+}
+
+bare_relay *bare_relay_start(int in_fd, const int *out_fds, const uint16_t *ports, int n) {
+    if (n < 1 || n > MAX_DEST) return NULL;
+    struct bare_relay *relay = calloc(1, sizeof *relay);
+    if (!relay) return NULL;
+    relay->in_fd = in_fd;
+    relay->n = n;
+    for (int i = 0; i < n; i++) {
+        relay->out_fds[i] = out_fds[i];
+        relay->dests[i].sin_family = AF_INET;
+        relay->dests[i].sin_port = htons(ports[i]);
+        relay->dests[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    if (pthread_create(&relay->thread, NULL, relay_main, relay) != 0) {
+        free(relay);
+        return NULL;
+    }
+    pthread_getcpuclockid(relay->thread, &relay->clock);
+    return relay;
+}
+
+void bare_relay_sample(bare_relay *relay, uint64_t *forwarded, uint64_t *cpu_ns) {
+    struct timespec ts;
+    clock_gettime(relay->clock, &ts);
+    *cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    *forwarded = atomic_load_explicit(&relay->forwarded, memory_order_relaxed);
+}
+
+void bare_relay_stop(bare_relay *relay) {
+    atomic_store(&relay->stop, 1);
+    pthread_join(relay->thread, NULL);
+    free(relay);
+}
+
+struct bare_drain {
+    pthread_t thread;
+    int n;
+    int fds[MAX_DEST];
+    atomic_int stop;
+    atomic_uint_fast64_t count;
+};
+
+struct bare_blaster {
+    pthread_t thread;
+    struct bare_drain *drain;
+    uint64_t drained_at_start;
+    int fanout;
+    int window;
+    int fd;
+    struct sockaddr_in dest;
+    const uint8_t *packets;
+    int stride;
+    const int32_t *lengths;
+    int count;
+    uint64_t sent;
+};
+
+static void *blaster_main(void *raw) {
+    struct bare_blaster *blaster = raw;
+    struct mmsghdr messages[BATCH];
+    struct iovec vectors[BATCH];
+    int next = 0;
+    while (next < blaster->count) {
+        if (blaster->drain) {
+            // Wait (20 µs naps, at most 20 ms) while too many datagrams are in flight.
+            for (int naps = 0; naps < 1000; naps++) {
+                uint64_t arrived = atomic_load_explicit(&blaster->drain->count, memory_order_relaxed) - blaster->drained_at_start;
+                uint64_t launched = blaster->sent * (uint64_t)blaster->fanout;
+                if (launched <= arrived + (uint64_t)blaster->window * (uint64_t)blaster->fanout) break;
+                struct timespec nap = {0, 20000};
+                nanosleep(&nap, NULL);
+            }
+        }
+        int n = blaster->count - next < BATCH ? blaster->count - next : BATCH;
+        for (int i = 0; i < n; i++) {
+            vectors[i].iov_base = (void *)(blaster->packets + (size_t)(next + i) * blaster->stride);
+            vectors[i].iov_len = blaster->lengths[next + i];
+            memset(&messages[i], 0, sizeof messages[i]);
+            messages[i].msg_hdr.msg_iov = &vectors[i];
+            messages[i].msg_hdr.msg_iovlen = 1;
+            messages[i].msg_hdr.msg_name = &blaster->dest;
+            messages[i].msg_hdr.msg_namelen = sizeof blaster->dest;
+        }
+        int sent = sendmmsg(blaster->fd, messages, n, 0);
+        if (sent > 0) {
+            next += sent;
+            blaster->sent += sent;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+            struct pollfd entry = {.fd = blaster->fd, .events = POLLOUT};
+            poll(&entry, 1, 5);
+        } else if (errno != EINTR) {
+            next += 1;  // a datagram the kernel refuses: skip it
+        }
+    }
+    return NULL;
+}
+
+bare_blaster *bare_blaster_start(int fd, uint16_t port, const uint8_t *packets, int stride, const int32_t *lengths, int count,
+                                 bare_drain *drain, int fanout, int window) {
+    struct bare_blaster *blaster = calloc(1, sizeof *blaster);
+    if (!blaster) return NULL;
+    blaster->drain = drain;
+    blaster->drained_at_start = drain ? atomic_load(&drain->count) : 0;
+    blaster->fanout = fanout > 0 ? fanout : 1;
+    blaster->window = window > 0 ? window : 1;
+    blaster->fd = fd;
+    blaster->dest.sin_family = AF_INET;
+    blaster->dest.sin_port = htons(port);
+    blaster->dest.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    blaster->packets = packets;
+    blaster->stride = stride;
+    blaster->lengths = lengths;
+    blaster->count = count;
+    if (pthread_create(&blaster->thread, NULL, blaster_main, blaster) != 0) {
+        free(blaster);
+        return NULL;
+    }
+    return blaster;
+}
+
+uint64_t bare_blaster_finish(bare_blaster *blaster) {
+    pthread_join(blaster->thread, NULL);
+    uint64_t sent = blaster->sent;
+    free(blaster);
+    return sent;
+}
+
+static void *drain_main(void *raw) {
+    struct bare_drain *drain = raw;
+    static __thread uint8_t buffers[BATCH][SLOT];
+    struct mmsghdr messages[BATCH];
+    struct iovec vectors[BATCH];
+    struct pollfd entries[MAX_DEST];
+    for (int i = 0; i < drain->n; i++) {
+        entries[i].fd = drain->fds[i];
+        entries[i].events = POLLIN;
+    }
+    while (!atomic_load_explicit(&drain->stop, memory_order_relaxed)) {
+        if (poll(entries, drain->n, 20) <= 0) continue;
+        for (int f = 0; f < drain->n; f++) {
+            if (!entries[f].revents) continue;
+            for (;;) {
+                for (int i = 0; i < BATCH; i++) {
+                    vectors[i].iov_base = buffers[i];
+                    vectors[i].iov_len = SLOT;
+                    memset(&messages[i], 0, sizeof messages[i]);
+                    messages[i].msg_hdr.msg_iov = &vectors[i];
+                    messages[i].msg_hdr.msg_iovlen = 1;
+                }
+                int got = recvmmsg(drain->fds[f], messages, BATCH, MSG_DONTWAIT, NULL);
+                if (got <= 0) break;
+                atomic_fetch_add_explicit(&drain->count, (uint64_t)got, memory_order_relaxed);
+            }
+        }
+    }
+    return NULL;
+}
+
+bare_drain *bare_drain_start(const int *fds, int n) {
+    if (n < 1 || n > MAX_DEST) return NULL;
+    struct bare_drain *drain = calloc(1, sizeof *drain);
+    if (!drain) return NULL;
+    drain->n = n;
+    memcpy(drain->fds, fds, sizeof(int) * (size_t)n);
+    if (pthread_create(&drain->thread, NULL, drain_main, drain) != 0) {
+        free(drain);
+        return NULL;
+    }
+    return drain;
+}
+
+uint64_t bare_drain_count(bare_drain *drain) { return atomic_load_explicit(&drain->count, memory_order_relaxed); }
+
+void bare_drain_stop(bare_drain *drain) {
+    atomic_store(&drain->stop, 1);
+    pthread_join(drain->thread, NULL);
+    free(drain);
+}

@@ -1,0 +1,47 @@
+// The bare loops `otbench router` measures MediaRouter against, in plain C:
+// - a relay thread with the SFU's shape and none of its work: recvmmsg a batch from one
+//   UDP socket, then for each of N destinations one sendmmsg of the same bytes from that
+//   destination's own socket (no SRTP, no header rewrite, no copy);
+// - a blaster thread that sends pre-built datagrams from memory with sendmmsg;
+// - a drain thread that empties receiver sockets with recvmmsg and counts.
+#ifndef CBARERELAY_H
+#define CBARERELAY_H
+
+#include <stdint.h>
+
+typedef struct bare_relay bare_relay;
+typedef struct bare_blaster bare_blaster;
+typedef struct bare_drain bare_drain;
+
+/// Starts the relay: reads `in_fd`, forwards each datagram to 127.0.0.1:`ports[i]` from
+/// `out_fds[i]`, i < n (n ≤ 64). The descriptors stay the caller's. NULL on failure.
+bare_relay *bare_relay_start(int in_fd, const int *out_fds, const uint16_t *ports, int n);
+
+/// Datagrams sent so far (all destinations) and the relay thread's CPU time (ns).
+void bare_relay_sample(bare_relay *relay, uint64_t *forwarded, uint64_t *cpu_ns);
+
+/// Stops and joins the relay thread and frees it.
+void bare_relay_stop(bare_relay *relay);
+
+/// Starts a thread that sends `count` datagrams to 127.0.0.1:`port` from `fd`: datagram
+/// i is `lengths[i]` bytes at `packets + i * stride`, sent in batches of 32 with
+/// sendmmsg. Flow control: it keeps at most `window` datagrams per destination in flight,
+/// counting as arrived what `drain` has received (`fanout` copies of each datagram), so
+/// no queue overflows and nobody pays for datagrams the kernel drops; if nothing arrives
+/// for 20 ms it sends on anyway. The memory must outlive the blaster. NULL on failure.
+bare_blaster *bare_blaster_start(int fd, uint16_t port, const uint8_t *packets, int stride, const int32_t *lengths, int count,
+                                 bare_drain *drain, int fanout, int window);
+
+/// Waits for the blaster to send everything, joins and frees it; returns datagrams sent.
+uint64_t bare_blaster_finish(bare_blaster *blaster);
+
+/// Starts a thread that drains `fds[0..n)` (n ≤ 64) until stopped. NULL on failure.
+bare_drain *bare_drain_start(const int *fds, int n);
+
+/// Datagrams drained so far.
+uint64_t bare_drain_count(bare_drain *drain);
+
+/// Stops, joins and frees the drain.
+void bare_drain_stop(bare_drain *drain);
+
+#endif

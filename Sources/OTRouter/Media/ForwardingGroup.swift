@@ -1,0 +1,152 @@
+import Glibc
+import OTMedia
+import Synchronization
+
+/// One published stream inside the router: its publisher leg, its subscriber legs and the
+/// one forwarding thread that serves them all.
+///
+/// Threading choice: one `PipelineThread` per published stream, polling the publisher leg
+/// and every subscriber leg of that stream. A packet's whole fan-out (copy, rewrite,
+/// protect per leg, `sendmmsg` per leg) then happens on one core with no lock and no
+/// hand-over between threads; each leg's SRTP sessions are used by that thread only (libsrtp
+/// sessions are not thread-safe); and several published streams spread over the cores.
+/// `PipelineThread` polls a fixed socket list, so adding or removing a subscriber stops
+/// the thread (joins it) and starts a new one over the new list — the legs keep their
+/// state (keys, replay windows, sequence offsets, history) across the switch, and the few
+/// milliseconds of the switch wait in the sockets' 4 MiB buffers. Membership changes are
+/// control-plane events (a subscribe, an unsubscribe), rare next to packets.
+///
+/// Locks: `state` guards the leg list and the thread; it is taken by control calls only,
+/// never by the forwarding thread. `cpu` is taken by the thread at start and stop.
+final class ForwardingGroup: Sendable {
+    /// The stream's publisher leg.
+    let publisher: PublisherLeg
+    /// What this group has forwarded.
+    let counters = GroupCounters()
+    /// Force mute: audio is dropped while set.
+    let audioMuted = Atomic<Bool>(false)
+    /// Set when a keyframe should be asked of the publisher (a new subscriber, a PLI/FIR).
+    let keyframeWanted = Atomic<Bool>(false)
+
+    private struct State {
+        var subscribers: [SubscriberLeg] = []
+        var thread: PipelineThread?
+        var stopped = false
+    }
+
+    private struct CPUAccount {
+        var finished: UInt64 = 0
+        var live: clockid_t?
+    }
+
+    private let state = Mutex(State())
+    private let cpu = Mutex(CPUAccount())
+
+    /// A group for `publisher`, its thread started.
+    init(publisher: PublisherLeg) throws(MediaError) {
+        self.publisher = publisher
+        try restart { _ in }
+    }
+
+    /// Adds a subscriber leg and restarts the thread over the new socket list; asks the
+    /// publisher for a keyframe so the new leg can start decoding.
+    func add(_ leg: SubscriberLeg) throws(MediaError) {
+        try restart { $0.append(leg) }
+        keyframeWanted.store(true, ordering: .relaxed)
+    }
+
+    /// Removes a subscriber leg (closing its socket); false if it is not in this group.
+    @discardableResult
+    func remove(subscriberId: String) -> Bool {
+        var removed: SubscriberLeg?
+        do {
+            try restart { legs in
+                guard let index = legs.firstIndex(where: { $0.subscriberId == subscriberId }) else { return }
+                removed = legs.remove(at: index)
+            }
+        } catch {
+            // The new thread did not start: the group forwards nothing any more, but the
+            // leg is gone either way.
+        }
+        guard let removed else { return false }
+        removed.releaseAll()
+        removed.socket.close()
+        return true
+    }
+
+    /// Stops the thread and closes every socket. Idempotent.
+    func stop() {
+        let legs: [SubscriberLeg] = state.withLock { state in
+            state.stopped = true
+            state.thread?.stop()
+            state.thread = nil
+            return state.subscribers
+        }
+        for leg in legs {
+            leg.releaseAll()
+            leg.socket.close()
+        }
+        publisher.socket.close()
+    }
+
+    /// The subscriber ids of this group.
+    var subscriberIds: [String] { state.withLock { $0.subscribers.map(\.subscriberId) } }
+
+    /// Counters plus what the subscribers' reports say and the thread's CPU time.
+    func snapshot() -> ForwardingCounters {
+        var c = counters.snapshot()
+        let legs = state.withLock { $0.subscribers }
+        for leg in legs {
+            c.reportedPacketsLost += leg.reportedLost.load(ordering: .relaxed)
+            c.reportedJitterMicroseconds = max(c.reportedJitterMicroseconds, leg.reportedJitterMicroseconds.load(ordering: .relaxed))
+        }
+        c.forwardingCPUNanoseconds = cpuNanoseconds
+        return c
+    }
+
+    /// CPU time of this group's forwarding threads so far (finished ones and the live one).
+    var cpuNanoseconds: UInt64 {
+        cpu.withLock { account in
+            guard let clock = account.live else { return account.finished }
+            return account.finished + Self.read(clock)
+        }
+    }
+
+    /// Called on a new forwarding thread as it starts: notes its CPU clock.
+    func forwardingThreadStarted() {
+        var clock = clockid_t()
+        guard pthread_getcpuclockid(pthread_self(), &clock) == 0 else { return }
+        cpu.withLock { $0.live = clock }
+    }
+
+    /// Called on the forwarding thread as it ends: banks its CPU time.
+    func forwardingThreadStopped() {
+        cpu.withLock { account in
+            if let clock = account.live { account.finished += Self.read(clock) }
+            account.live = nil
+        }
+    }
+
+    private static func read(_ clock: clockid_t) -> UInt64 {
+        var ts = timespec()
+        guard clock_gettime(clock, &ts) == 0 else { return 0 }
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Stops the thread, changes the leg list, starts a thread over the new list.
+    private func restart(_ change: (inout [SubscriberLeg]) -> Void) throws(MediaError) {
+        try state.withLock { state throws(MediaError) in
+            guard !state.stopped else { throw MediaError(.invalidArgument, "the stream \(publisher.streamId) is gone") }
+            state.thread?.stop()
+            state.thread = nil
+            change(&state.subscribers)
+            let handler = ForwardingHandler(group: self, subscribers: state.subscribers)
+            do {
+                state.thread = try PipelineThread(name: "otk-sfu-fwd", sockets: [publisher.socket] + state.subscribers.map(\.socket),
+                                                  handler: handler)
+            } catch {
+                throw MediaError(.networkFailure, "cannot start the forwarding thread of \(publisher.streamId): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,307 @@
+import Glibc
+import OTMedia
+
+/// The forwarding thread of one published stream: its publisher leg's socket (index 0)
+/// and its subscriber legs' sockets (index 1...), polled by one `PipelineThread`.
+///
+/// Publisher datagrams: classify (RFC 7983/5761), SRTP/SRTCP unprotect in place, learn
+/// the address. RTP of an assigned SSRC is copied into each subscriber leg's pooled
+/// buffer, its SSRC and sequence number rewritten for that leg, protected with the leg's
+/// keys and queued; each leg's queue goes out with one `sendmmsg` per receive batch (or
+/// per 64 packets). Force-muted audio is dropped and counted before any copy. Sender
+/// reports are re-sent to every leg under the leg's SSRCs (lip sync downstream).
+///
+/// Subscriber datagrams (RTCP only): unprotect, learn the address, then NACK → resend
+/// from the leg's history (the exact bytes sent, so SRTP never protects an index twice),
+/// PLI/FIR → a PLI to the publisher (at most one per `keyframeInterval`), RR → loss and
+/// jitter for the counters.
+///
+/// Timers: an RR + SDES to the publisher every second; pending keyframe requests.
+/// Cost per forwarded packet: one copy, one SRTP protect, a share of one `sendmmsg`; per
+/// received packet one unprotect. No allocation and no lock in steady state (pools, kept
+/// arrays, relaxed atomics).
+final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
+    /// Packets per `sendmmsg` and per receive batch.
+    static let sendBatch = 64
+    static let receiveBatch = 32
+    /// The fewest nanoseconds between two PLIs to the publisher.
+    static let keyframeInterval: UInt64 = 300_000_000
+    /// Between two receiver reports to the publisher.
+    static let reportInterval: UInt64 = 1_000_000_000
+
+    let group: ForwardingGroup
+    let publisher: PublisherLeg
+    private let subscribers: [SubscriberLeg]
+    let counters: GroupCounters
+    private let receivePool = PacketBufferPool(initialCount: ForwardingHandler.receiveBatch, bufferSize: 2048, headroom: 0)
+    private var receiveBuffers: [PacketBuffer] = []
+    private let receiveMessages = UDPMessageBatch(capacity: ForwardingHandler.receiveBatch)
+    private let sendMessages = UDPMessageBatch(capacity: ForwardingHandler.sendBatch)
+    private var single: [PacketBuffer] = []
+    private var ntp = NTPClock.system()
+    var nextReport: UInt64 = 0
+
+    init(group: ForwardingGroup, subscribers: [SubscriberLeg]) {
+        self.group = group
+        publisher = group.publisher
+        counters = group.counters
+        self.subscribers = subscribers
+        for _ in 0..<Self.receiveBatch { if let buffer = receivePool.take() { receiveBuffers.append(buffer) } }
+        single.reserveCapacity(1)
+    }
+
+    func pipelineStarted(now: UInt64) {
+        ntp = NTPClock.system(monotonicNanoseconds: now)
+        nextReport = now + Self.reportInterval / 4
+        group.forwardingThreadStarted()
+    }
+
+    func pipelineStopped(now: UInt64) {
+        for leg in subscribers { flush(leg, now: now) }
+        group.forwardingThreadStopped()
+    }
+
+    // MARK: - Receive
+
+    func socketReadable(_ index: Int, now: UInt64) {
+        if index == 0 {
+            for _ in 0..<8 {
+                guard let result = try? publisher.socket.receive(into: receiveBuffers, batch: receiveMessages),
+                      case .processed(let count) = result, count > 0 else { break }
+                for slot in 0..<count { fromPublisher(receiveBuffers[slot], now: now) }
+                for leg in subscribers where !leg.outgoing.isEmpty { flush(leg, now: now) }
+                if count < Self.receiveBatch { break }
+            }
+        } else if index <= subscribers.count {
+            let leg = subscribers[index - 1]
+            for _ in 0..<4 {
+                guard let result = try? leg.socket.receive(into: receiveBuffers, batch: receiveMessages),
+                      case .processed(let count) = result, count > 0 else { break }
+                for slot in 0..<count { fromSubscriber(leg, receiveBuffers[slot], now: now) }
+                if !leg.resend.isEmpty { flushResends(leg) }
+                if count < Self.receiveBatch { break }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func bad() { GroupCounters.bump(counters.badPackets) }
+
+    private func fromPublisher(_ buffer: PacketBuffer, now: UInt64) {
+        guard !buffer.isTruncated else { return bad() }
+        let received = buffer.length
+        switch PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes)) {
+        case .rtp:
+            guard let length = try? publisher.receiver.unprotect(buffer.writableBytes, length: received),
+                  length >= 12 else { return bad() }
+            buffer.setLength(length)
+            if publisher.learn(buffer.peer), !publisher.videoSeen { group.keyframeWanted.store(true, ordering: .relaxed) }
+            GroupCounters.bump(counters.packetsIn)
+            GroupCounters.bump(counters.bytesIn, by: UInt64(received))
+            forwardRTP(buffer, now: now)
+        case .rtcp:
+            guard let length = try? publisher.receiver.unprotectRTCP(buffer.writableBytes, length: received) else { return bad() }
+            _ = publisher.learn(buffer.peer)
+            GroupCounters.bump(counters.packetsIn)
+            GroupCounters.bump(counters.bytesIn, by: UInt64(received))
+            fromPublisherRTCP(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length]), now: now)
+        default:
+            bad()
+        }
+    }
+
+    private func forwardRTP(_ buffer: PacketBuffer, now: UInt64) {
+        let base = buffer.bytes.baseAddress!
+        let ssrc = WireBytes.be32(base, 8)
+        let sequence = WireBytes.be16(base, 2)
+        let isVideo: Bool
+        if ssrc == publisher.videoSSRC {
+            isVideo = true
+            if !publisher.videoSeen { publisher.videoSeen = true }
+            publisher.videoStatistics.record(sequence: sequence, rtpTimestamp: WireBytes.be32(base, 4), bytes: buffer.length,
+                                             arrivalNanoseconds: now)
+        } else if ssrc == publisher.audioSSRC {
+            isVideo = false
+            publisher.audioSeen = true
+            publisher.audioStatistics.record(sequence: sequence, rtpTimestamp: WireBytes.be32(base, 4), bytes: buffer.length,
+                                             arrivalNanoseconds: now)
+            if group.audioMuted.load(ordering: .relaxed) {
+                publisher.mutedShift &+= 1
+                GroupCounters.bump(counters.mutedAudioDropped)
+                return
+            }
+        } else {
+            GroupCounters.bump(counters.unknownSSRCPackets)
+            GroupCounters.bump(counters.packetsDropped)
+            return
+        }
+        let adjusted = isVideo ? sequence : sequence &- publisher.mutedShift
+        let source = UnsafeRawBufferPointer(buffer.bytes)
+        for leg in subscribers where isVideo ? leg.takesVideo : leg.takesAudio {
+            guard let address = leg.address, let out = leg.pool.take() else {
+                GroupCounters.bump(counters.packetsDropped)
+                continue
+            }
+            out.assign(source)
+            let p = out.bytes.baseAddress!
+            let outSequence: UInt16
+            if isVideo {
+                if leg.videoOffset == nil { leg.videoOffset = leg.videoStart &- adjusted }
+                outSequence = adjusted &+ leg.videoOffset!
+                WireBytes.store32(leg.videoSSRC, p, 8)
+            } else {
+                if leg.audioOffset == nil { leg.audioOffset = leg.audioStart &- adjusted }
+                outSequence = adjusted &+ leg.audioOffset!
+                WireBytes.store32(leg.audioSSRC, p, 8)
+            }
+            WireBytes.store16(outSequence, p, 2)
+            guard let protected = try? leg.sender.protect(out.writableBytes, length: out.length) else {
+                leg.pool.release(out)
+                GroupCounters.bump(counters.packetsDropped)
+                continue
+            }
+            out.setLength(protected)
+            out.peer = address
+            leg.outgoing.append(out)
+            if leg.outgoing.count >= Self.sendBatch { flush(leg, now: now) }
+        }
+    }
+
+    /// Sender reports go on to every subscriber leg under its SSRCs; the rest (SDES, the
+    /// publisher's answers to our RRs) stays here.
+    private func fromPublisherRTCP(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
+        guard let compound = try? RTCPCompoundPacket(validating: bytes) else { return bad() }
+        var packets = compound.makeIterator()
+        while let packet = packets.next() {
+            guard case .senderReport(let report) = packet else { continue }
+            let isVideo = report.ssrc == publisher.videoSSRC
+            guard isVideo || report.ssrc == publisher.audioSSRC else { continue }
+            for leg in subscribers where isVideo ? leg.takesVideo : leg.takesAudio {
+                guard let address = leg.address else { continue }
+                let ssrc = isVideo ? leg.videoSSRC : leg.audioSSRC
+                let rewritten = SenderReport(ssrc: ssrc, ntpTimestamp: report.ntpTimestamp, rtpTimestamp: report.rtpTimestamp,
+                                             packetCount: report.packetCount, octetCount: report.octetCount)
+                if let out = rtcp(leg, to: address, { writer throws(RTCPError) in
+                    try writer.append(rewritten)
+                    try writer.append(SourceDescription(ssrc: ssrc, cname: leg.cname))
+                }) {
+                    leg.outgoing.append(out)
+                    if leg.outgoing.count >= Self.sendBatch { flush(leg, now: now) }
+                }
+            }
+        }
+        if packets.malformedCount > 0 { bad() }
+    }
+
+    private func fromSubscriber(_ leg: SubscriberLeg, _ buffer: PacketBuffer, now: UInt64) {
+        guard !buffer.isTruncated, PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes)) == .rtcp,
+              let length = try? leg.receiver.unprotectRTCP(buffer.writableBytes, length: buffer.length) else { return bad() }
+        GroupCounters.bump(counters.packetsIn)
+        GroupCounters.bump(counters.bytesIn, by: UInt64(buffer.length))
+        if leg.learn(buffer.peer), leg.takesVideo {
+            // A newly heard subscriber (or one back on a new path) starts with a keyframe.
+            group.keyframeWanted.store(true, ordering: .relaxed)
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length])
+        guard let compound = try? RTCPCompoundPacket(validating: bytes) else { return bad() }
+        var packets = compound.makeIterator()
+        while let packet = packets.next() {
+            switch packet {
+            case .receiverReport(let report):
+                GroupCounters.bump(counters.receiverReports)
+                for block in report.reportBlocks where block.ssrc == leg.videoSSRC || block.ssrc == leg.audioSSRC {
+                    take(block, leg: leg)
+                }
+            case .genericNACK(let nack) where nack.mediaSSRC == leg.videoSSRC:
+                for sequence in nack.lostSequenceNumbers {
+                    guard let kept = leg.kept(sequence, now: now), let address = leg.address else { continue }
+                    kept.peer = address
+                    leg.resend.append(kept)
+                    if leg.resend.count >= Self.sendBatch { flushResends(leg) }
+                }
+            case .pictureLossIndication(let pli) where pli.mediaSSRC == leg.videoSSRC:
+                group.keyframeWanted.store(true, ordering: .relaxed)
+            case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == leg.videoSSRC }:
+                group.keyframeWanted.store(true, ordering: .relaxed)
+            default:
+                continue
+            }
+        }
+        if packets.malformedCount > 0 { bad() }
+    }
+
+    private func take(_ block: ReportBlock, leg: SubscriberLeg) {
+        let clockRate: UInt64 = block.ssrc == leg.videoSSRC ? 90_000 : 48_000
+        if block.ssrc == leg.videoSSRC || !leg.takesVideo {
+            leg.reportedLost.store(Int64(block.cumulativeLost), ordering: .relaxed)
+        }
+        leg.reportedJitterMicroseconds.store(UInt64(block.jitter) * 1_000_000 / clockRate, ordering: .relaxed)
+    }
+
+    // MARK: - Send
+
+    /// Sends a leg's queue with `sendmmsg`; video packets then go into its history (sent
+    /// or not: a packet the kernel refused can still be NACKed), the rest back to the pool.
+    private func flush(_ leg: SubscriberLeg, now: UInt64) {
+        guard !leg.outgoing.isEmpty else { return }
+        let sent = (try? leg.socket.send(leg.outgoing, batch: sendMessages).count) ?? 0
+        var bytes: UInt64 = 0
+        for (index, buffer) in leg.outgoing.enumerated() {
+            if index < sent { bytes += UInt64(buffer.length) }
+            let base = buffer.bytes.baseAddress!
+            let byte1 = base.load(fromByteOffset: 1, as: UInt8.self)
+            if byte1 < 192 || byte1 > 223, WireBytes.be32(base, 8) == leg.videoSSRC {
+                leg.remember(buffer, sequence: WireBytes.be16(base, 2), now: now)
+            } else {
+                leg.pool.release(buffer)
+            }
+        }
+        GroupCounters.bump(counters.packetsOut, by: UInt64(sent))
+        GroupCounters.bump(counters.bytesOut, by: bytes)
+        if sent < leg.outgoing.count { GroupCounters.bump(counters.packetsDropped, by: UInt64(leg.outgoing.count - sent)) }
+        leg.outgoing.removeAll(keepingCapacity: true)
+    }
+
+    private func flushResends(_ leg: SubscriberLeg) {
+        let sent = (try? leg.socket.send(leg.resend, batch: sendMessages).count) ?? 0
+        var bytes: UInt64 = 0
+        for buffer in leg.resend.prefix(sent) { bytes += UInt64(buffer.length) }
+        GroupCounters.bump(counters.retransmissions, by: UInt64(sent))
+        GroupCounters.bump(counters.packetsOut, by: UInt64(sent))
+        GroupCounters.bump(counters.bytesOut, by: bytes)
+        leg.resend.removeAll(keepingCapacity: true)
+    }
+
+    /// A protected RTCP compound for `leg` in one of its pooled buffers, or nil.
+    private func rtcp(_ leg: RouterLeg, to address: SocketAddress,
+                      _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> PacketBuffer? {
+        guard let buffer = leg.pool.take() else { return nil }
+        let region = buffer.writableBytes
+        var writer = RTCPCompoundWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: region[0..<(region.count - SRTPProfile.maxTrailer)]))
+        do {
+            try build(&writer)
+            let length = try writer.finish().count
+            buffer.setLength(try leg.sender.protectRTCP(region, length: length))
+        } catch {
+            leg.pool.release(buffer)
+            return nil
+        }
+        buffer.peer = address
+        return buffer
+    }
+
+    /// Sends one compound to the publisher from its leg's socket.
+    @discardableResult
+    func sendToPublisher(_ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
+        guard let address = publisher.address, let buffer = rtcp(publisher, to: address, build) else { return false }
+        single.append(buffer)
+        let sent = (try? publisher.socket.send(single, batch: sendMessages).count) ?? 0
+        single.removeAll(keepingCapacity: true)
+        if sent == 1 {
+            GroupCounters.bump(counters.packetsOut)
+            GroupCounters.bump(counters.bytesOut, by: UInt64(buffer.length))
+        }
+        publisher.pool.release(buffer)
+        return sent == 1
+    }
+}

@@ -1,0 +1,62 @@
+import Synchronization
+
+/// The live counters of one published stream's forwarding group: relaxed atomics the
+/// forwarding thread adds to (a few ns each, no lock) and any thread reads.
+final class GroupCounters: Sendable {
+    let packetsIn = Atomic<UInt64>(0)
+    let bytesIn = Atomic<UInt64>(0)
+    let packetsOut = Atomic<UInt64>(0)
+    let bytesOut = Atomic<UInt64>(0)
+    let mutedAudioDropped = Atomic<UInt64>(0)
+    let packetsDropped = Atomic<UInt64>(0)
+    let badPackets = Atomic<UInt64>(0)
+    let retransmissions = Atomic<UInt64>(0)
+    let keyframeRequests = Atomic<UInt64>(0)
+    let unknownSSRCPackets = Atomic<UInt64>(0)
+    let receiverReports = Atomic<UInt64>(0)
+
+    /// Adds 1 to `counter`.
+    @inline(__always)
+    static func bump(_ counter: borrowing Atomic<UInt64>, by value: UInt64 = 1) {
+        counter.add(value, ordering: .relaxed)
+    }
+
+    /// The counters as a value (each exact, two may straddle a packet).
+    func snapshot() -> ForwardingCounters {
+        var c = ForwardingCounters()
+        c.packetsIn = packetsIn.load(ordering: .relaxed)
+        c.bytesIn = bytesIn.load(ordering: .relaxed)
+        c.packetsOut = packetsOut.load(ordering: .relaxed)
+        c.bytesOut = bytesOut.load(ordering: .relaxed)
+        c.mutedAudioDropped = mutedAudioDropped.load(ordering: .relaxed)
+        c.packetsDropped = packetsDropped.load(ordering: .relaxed)
+        c.badPackets = badPackets.load(ordering: .relaxed)
+        c.retransmissions = retransmissions.load(ordering: .relaxed)
+        c.keyframeRequests = keyframeRequests.load(ordering: .relaxed)
+        c.unknownSSRCPackets = unknownSSRCPackets.load(ordering: .relaxed)
+        c.receiverReports = receiverReports.load(ordering: .relaxed)
+        return c
+    }
+}
+
+extension ForwardingCounters {
+    /// Field-by-field sum (jitter: the larger), for totals over groups.
+    static func + (lhs: ForwardingCounters, rhs: ForwardingCounters) -> ForwardingCounters {
+        var c = ForwardingCounters()
+        c.packetsIn = lhs.packetsIn + rhs.packetsIn
+        c.bytesIn = lhs.bytesIn + rhs.bytesIn
+        c.packetsOut = lhs.packetsOut + rhs.packetsOut
+        c.bytesOut = lhs.bytesOut + rhs.bytesOut
+        c.mutedAudioDropped = lhs.mutedAudioDropped + rhs.mutedAudioDropped
+        c.packetsDropped = lhs.packetsDropped + rhs.packetsDropped
+        c.badPackets = lhs.badPackets + rhs.badPackets
+        c.retransmissions = lhs.retransmissions + rhs.retransmissions
+        c.keyframeRequests = lhs.keyframeRequests + rhs.keyframeRequests
+        c.unknownSSRCPackets = lhs.unknownSSRCPackets + rhs.unknownSSRCPackets
+        c.receiverReports = lhs.receiverReports + rhs.receiverReports
+        c.reportedPacketsLost = lhs.reportedPacketsLost + rhs.reportedPacketsLost
+        c.reportedJitterMicroseconds = max(lhs.reportedJitterMicroseconds, rhs.reportedJitterMicroseconds)
+        c.forwardingCPUNanoseconds = lhs.forwardingCPUNanoseconds + rhs.forwardingCPUNanoseconds
+        return c
+    }
+}

@@ -1,0 +1,150 @@
+import OTMedia
+import OTSignaling
+import Synchronization
+
+/// The router's SFU: forwards each published stream from its publisher leg to its
+/// subscriber legs, re-keyed per leg, as `MediaForwarding` describes.
+///
+/// - Every leg is one UDP socket bound to `host`, port 0 (the kernel picks), with fresh
+///   random SRTP keys per direction (`clientKey` protects what the client sends,
+///   `routerKey` what the router sends). Publisher legs carry the SSRCs the client must
+///   use; subscriber legs the SSRCs the router sends with.
+/// - A leg's client address is learned from the first datagram that authenticates, and
+///   follows later authenticated datagrams from elsewhere (a reconnection's new path).
+///   Nothing is sent on a leg before then; junk and forged datagrams change nothing and
+///   are counted in `badPackets`.
+/// - Forwarding, retransmission from the router's own history, keyframe requests, sender
+///   report rewriting and receiver reports: see `ForwardingHandler`. Threads: one per
+///   published stream, see `ForwardingGroup`.
+///
+/// Calls may come from any thread; each takes a registry lock briefly and never holds it
+/// while a thread is stopped or started. Cost: `addPublisher`/`addSubscriber` bind a
+/// socket, create two SRTP sessions and restart one forwarding thread (well under a
+/// millisecond); a subscriber leg keeps up to 600 buffers of 2 KiB (its NACK history).
+public final class MediaRouter: MediaForwarding {
+    /// The IP the legs bind to and clients send to.
+    public let host: String
+    /// The SRTP profile of every leg.
+    public let profile: SRTPProfile
+
+    private struct Registry {
+        var groups: [String: ForwardingGroup] = [:]
+        var subscriberStreams: [String: String] = [:]
+        var retired = ForwardingCounters()
+        var ssrcs = SSRCAllocator()
+    }
+
+    private let bindAddress: SocketAddress
+    private let registry = Mutex(Registry())
+
+    /// A router whose legs bind to `host` (an IPv4 or IPv6 literal). Throws
+    /// `invalidArgument` for anything else. Cost: none until legs are added.
+    public init(host: String = "127.0.0.1", profile: SRTPProfile = .default) throws(MediaError) {
+        guard let address = SocketAddress(ipv4: host, port: 0) ?? SocketAddress(ipv6: host, port: 0) else {
+            throw MediaError(.invalidArgument, "the media host must be an IP address literal, got '\(host)'")
+        }
+        self.host = host
+        self.profile = profile
+        bindAddress = address
+    }
+
+    deinit {
+        for group in registry.withLock({ Array($0.groups.values) }) { group.stop() }
+    }
+
+    /// Opens the publisher leg of `streamId` and starts its forwarding thread. Throws
+    /// `invalidArgument` if the stream already has one or publishes nothing,
+    /// `networkFailure` if a socket or thread cannot be had.
+    public func addPublisher(streamId: String, audio: Bool, video: Bool) throws(MediaError) -> WireMediaLeg {
+        guard audio || video else { throw MediaError(.invalidArgument, "stream \(streamId) publishes neither audio nor video") }
+        var ssrcs = try registry.withLock { registry throws(MediaError) -> SSRCAllocator in
+            guard registry.groups[streamId] == nil else { throw MediaError(.invalidArgument, "stream \(streamId) is already published") }
+            return registry.ssrcs
+        }
+        let leg = try PublisherLeg(streamId: streamId, bindingTo: bindAddress, host: host, profile: profile,
+                                   audio: audio, video: video, ssrcs: &ssrcs)
+        let group: ForwardingGroup
+        do { group = try ForwardingGroup(publisher: leg) } catch {
+            leg.socket.close()
+            throw error
+        }
+        let clash = registry.withLock { registry -> Bool in
+            if registry.groups[streamId] != nil { return true }
+            registry.groups[streamId] = group
+            registry.ssrcs = ssrcs
+            return false
+        }
+        if clash {
+            group.stop()
+            throw MediaError(.invalidArgument, "stream \(streamId) is already published")
+        }
+        return leg.wire
+    }
+
+    /// Closes the publisher leg and every subscriber leg of `streamId`, joining its thread.
+    public func removePublisher(streamId: String) {
+        guard let group = registry.withLock({ registry -> ForwardingGroup? in
+            guard let group = registry.groups.removeValue(forKey: streamId) else { return nil }
+            for id in group.subscriberIds { registry.subscriberStreams[id] = nil }
+            return group
+        }) else { return }
+        group.stop()
+        let final = group.snapshot()
+        registry.withLock { $0.retired = $0.retired + final }
+    }
+
+    /// Opens a subscriber leg of `streamId` for one client. Throws `invalidArgument` for an
+    /// unknown stream or a subscriber id already in use, `networkFailure` if a socket or
+    /// thread cannot be had.
+    public func addSubscriber(subscriberId: String, streamId: String, audio: Bool, video: Bool) throws(MediaError) -> WireMediaLeg {
+        var ssrcs = SSRCAllocator()
+        let group = try registry.withLock { registry throws(MediaError) -> ForwardingGroup in
+            guard registry.subscriberStreams[subscriberId] == nil else {
+                throw MediaError(.invalidArgument, "subscriber \(subscriberId) already has a leg")
+            }
+            guard let group = registry.groups[streamId] else { throw MediaError(.invalidArgument, "no stream \(streamId) is published") }
+            registry.subscriberStreams[subscriberId] = streamId  // reserved while the leg is built
+            ssrcs = registry.ssrcs
+            return group
+        }
+        do throws(MediaError) {
+            let leg = try SubscriberLeg(subscriberId: subscriberId, bindingTo: bindAddress, host: host, profile: profile,
+                                        audio: audio, video: video, ssrcs: &ssrcs)
+            do { try group.add(leg) } catch {
+                leg.socket.close()
+                throw error
+            }
+            registry.withLock { $0.ssrcs.merge(ssrcs) }
+            return leg.wire
+        } catch {
+            registry.withLock { _ = $0.subscriberStreams.removeValue(forKey: subscriberId) }
+            throw error
+        }
+    }
+
+    /// Closes a subscriber leg (its socket; its thread is restarted without it).
+    public func removeSubscriber(subscriberId: String) {
+        guard let group = registry.withLock({ registry -> ForwardingGroup? in
+            guard let streamId = registry.subscriberStreams.removeValue(forKey: subscriberId) else { return nil }
+            return registry.groups[streamId]
+        }) else { return }
+        group.remove(subscriberId: subscriberId)
+    }
+
+    /// Starts or stops dropping every audio packet of `streamId` (counted in
+    /// `mutedAudioDropped`). One atomic store.
+    public func setAudioMuted(streamId: String, _ muted: Bool) {
+        registry.withLock { $0.groups[streamId] }?.audioMuted.store(muted, ordering: .relaxed)
+    }
+
+    /// Totals over every stream, removed ones included. Cost: one pass over the streams.
+    public var totals: ForwardingCounters {
+        let (groups, retired) = registry.withLock { (Array($0.groups.values), $0.retired) }
+        return groups.reduce(retired) { $0 + $1.snapshot() }
+    }
+
+    /// The counters of one published stream, nil if it is not published.
+    public func counters(streamId: String) -> ForwardingCounters? {
+        registry.withLock { $0.groups[streamId] }?.snapshot()
+    }
+}

@@ -1,0 +1,185 @@
+import OTMedia
+import OTSignaling
+import Synchronization
+
+/// What every router leg has: its socket, its SRTP sessions (one per direction, fresh
+/// random keys), its pool and the client's address once a datagram authenticated.
+///
+/// Threads: built on the control thread, then used by exactly one forwarding thread at a
+/// time (a group stops its thread before it starts the next one), so the mutable state
+/// needs no lock; `@unchecked Sendable` for that hand-over. The reported figures at the
+/// bottom are atomics that the control plane reads.
+class RouterLeg: @unchecked Sendable {
+    /// One UDP port on the router.
+    let socket: UDPSocket
+    /// Checks what the client sends (keys = the leg's `clientKey`).
+    let receiver: SRTPSession
+    /// Protects what the router sends (keys = the leg's `routerKey`).
+    let sender: SRTPSession
+    /// Buffers for what this leg sends (and, for subscribers, its retransmission history).
+    let pool: PacketBufferPool
+    /// What the client is told about this leg.
+    let wire: WireMediaLeg
+    /// The client's address: learned from the first authenticated datagram, and moved to
+    /// the source of a later authenticated datagram from elsewhere (a path change).
+    var address: SocketAddress?
+    /// The router's SDES CNAME bytes, kept for the leg's lifetime.
+    let cname: UnsafeRawBufferPointer
+
+    init(bindingTo bind: SocketAddress, host: String, profile: SRTPProfile, pool: PacketBufferPool,
+         audioSSRC: UInt32?, videoSSRC: UInt32?) throws(MediaError) {
+        let clientKeys = SRTPKeyMaterial.random(profile: profile)
+        let routerKeys = SRTPKeyMaterial.random(profile: profile)
+        do {
+            socket = try UDPSocket(bindingTo: bind, receiveBufferBytes: 4 << 20, sendBufferBytes: 4 << 20)
+        } catch {
+            throw MediaError(.networkFailure, "cannot bind a media leg to \(bind): \(error)")
+        }
+        do {
+            receiver = try SRTPSession(keys: clientKeys, direction: .receiver)
+            sender = try SRTPSession(keys: routerKeys, direction: .sender)
+        } catch {
+            socket.close()
+            throw MediaError(.invalidArgument, "SRTP \(profile): \(error)")
+        }
+        self.pool = pool
+        wire = WireMediaLeg(host: host, port: Int(socket.localAddress.port), profile: profile.rfcName,
+                            clientKey: clientKeys.base64, routerKey: routerKeys.base64,
+                            audioSSRC: audioSSRC, videoSSRC: videoSSRC)
+        let bytes = Array("otkit-router".utf8)
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        storage.copyBytes(from: bytes)
+        cname = UnsafeRawBufferPointer(storage)
+    }
+
+    deinit { UnsafeMutableRawPointer(mutating: cname.baseAddress)?.deallocate() }
+
+    /// Notes the source of an authenticated datagram; true when it is a new address.
+    @inline(__always)
+    func learn(_ source: SocketAddress?) -> Bool {
+        guard let source, address != source else { return false }
+        address = source
+        return true
+    }
+}
+
+/// The leg a publisher sends its stream on (audio and video multiplexed, SSRCs chosen by
+/// the router), and the router's RTCP (receiver reports, PLI) goes back on.
+final class PublisherLeg: RouterLeg, @unchecked Sendable {
+    let streamId: String
+    /// The SSRCs the client must use (nil: that kind is not published).
+    let audioSSRC: UInt32?
+    let videoSSRC: UInt32?
+    /// The router's own SSRC as a receiver (its RRs and PLIs).
+    let routerSSRC: UInt32
+    var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
+    var videoStatistics = ReceiveStreamStatistics(clockRate: 90_000)
+    var audioSeen = false
+    var videoSeen = false
+    /// Audio packets dropped while force-muted, modulo 2^16: forwarded audio sequence
+    /// numbers are shifted down by it so the gap does not look like loss downstream.
+    var mutedShift: UInt16 = 0
+    /// When the router last sent a PLI to this publisher (monotonic ns; 0 = never).
+    var lastKeyframeRequest: UInt64 = 0
+
+    init(streamId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
+         audio: Bool, video: Bool, ssrcs: inout SSRCAllocator) throws(MediaError) {
+        self.streamId = streamId
+        audioSSRC = audio ? ssrcs.next() : nil
+        videoSSRC = video ? ssrcs.next() : nil
+        routerSSRC = ssrcs.next()
+        let pool = PacketBufferPool(initialCount: 48, maximumCount: 64, bufferSize: 2048, headroom: 0)
+        try super.init(bindingTo: bind, host: host, profile: profile, pool: pool, audioSSRC: audioSSRC, videoSSRC: videoSSRC)
+    }
+}
+
+/// The leg the router forwards one stream to one client on; the client's RTCP (receiver
+/// reports, NACK, PLI/FIR) comes back on it.
+final class SubscriberLeg: RouterLeg, @unchecked Sendable {
+    /// Packets of video kept per leg for NACKs (about 1 s of a 1–4 Mbps stream).
+    static let historyCapacity = 512
+    /// How old a kept packet may be and still be resent.
+    static let historyAgeNanoseconds: UInt64 = 1_000_000_000
+
+    let subscriberId: String
+    let takesAudio: Bool
+    let takesVideo: Bool
+    /// The SSRCs the router sends this client with.
+    let audioSSRC: UInt32
+    let videoSSRC: UInt32
+    /// Forwarded sequence = publisher sequence (muted shift applied) + offset; set by the
+    /// first packet forwarded, so every leg starts at a random sequence number.
+    var audioOffset: UInt16?
+    var videoOffset: UInt16?
+    let audioStart = UInt16.random(in: 0 ... .max)
+    let videoStart = UInt16.random(in: 0 ... .max)
+    /// Packets protected and waiting for the next `sendmmsg`.
+    var outgoing: [PacketBuffer] = []
+    /// Retransmissions waiting for the next `sendmmsg` (they stay in `history`).
+    var resend: [PacketBuffer] = []
+    /// Sent video packets (SRTP-protected, as sent) by sequence number modulo the capacity.
+    var history: [PacketBuffer?]
+    var historySentAt: [UInt64]
+    /// Latest receiver-report figures for this leg, read by the control plane.
+    let reportedLost = Atomic<Int64>(0)
+    let reportedJitterMicroseconds = Atomic<UInt64>(0)
+
+    init(subscriberId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
+         audio: Bool, video: Bool, ssrcs: inout SSRCAllocator) throws(MediaError) {
+        self.subscriberId = subscriberId
+        takesAudio = audio
+        takesVideo = video
+        audioSSRC = ssrcs.next()
+        videoSSRC = ssrcs.next()
+        history = [PacketBuffer?](repeating: nil, count: Self.historyCapacity)
+        historySentAt = [UInt64](repeating: 0, count: Self.historyCapacity)
+        outgoing.reserveCapacity(ForwardingHandler.sendBatch)
+        resend.reserveCapacity(ForwardingHandler.sendBatch)
+        let pool = PacketBufferPool(initialCount: 128, maximumCount: Self.historyCapacity + 2 * ForwardingHandler.sendBatch + 16,
+                                    bufferSize: 2048, headroom: 0)
+        try super.init(bindingTo: bind, host: host, profile: profile, pool: pool,
+                       audioSSRC: audio ? audioSSRC : nil, videoSSRC: video ? videoSSRC : nil)
+    }
+
+    /// Keeps a sent video packet for NACKs, giving back the one it replaces. O(1).
+    @inline(__always)
+    func remember(_ buffer: PacketBuffer, sequence: UInt16, now: UInt64) {
+        let slot = Int(sequence) % Self.historyCapacity
+        if let old = history[slot] { pool.release(old) }
+        history[slot] = buffer
+        historySentAt[slot] = now
+    }
+
+    /// The kept packet with `sequence`, if it is still there and young enough.
+    @inline(__always)
+    func kept(_ sequence: UInt16, now: UInt64) -> PacketBuffer? {
+        let slot = Int(sequence) % Self.historyCapacity
+        guard let buffer = history[slot], now &- historySentAt[slot] <= Self.historyAgeNanoseconds,
+              buffer.length >= 12, WireBytes.be16(buffer.bytes.baseAddress!, 2) == sequence else { return nil }
+        return buffer
+    }
+
+    /// Gives every kept and queued buffer back to the pool.
+    func releaseAll() {
+        for index in history.indices { if let buffer = history[index] { pool.release(buffer); history[index] = nil } }
+        for buffer in outgoing { pool.release(buffer) }
+        outgoing.removeAll(keepingCapacity: true)
+        resend.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Random, distinct, nonzero SSRCs for one router.
+struct SSRCAllocator {
+    private var used: Set<UInt32> = []
+
+    /// A fresh SSRC no leg of this router uses yet.
+    mutating func next() -> UInt32 {
+        while true {
+            let candidate = UInt32.random(in: 1 ... .max)
+            if used.insert(candidate).inserted { return candidate }
+        }
+    }
+
+    /// Takes in the SSRCs another copy handed out.
+    mutating func merge(_ other: SSRCAllocator) { used.formUnion(other.used) }
+}

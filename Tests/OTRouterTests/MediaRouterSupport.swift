@@ -1,0 +1,251 @@
+import Foundation
+import OTMedia
+import OTRouter
+import OTSignaling
+import Synchronization
+import Testing
+
+/// What one subscriber decoded: frame numbers read from the pictures, audio levels.
+final class DecodedStream: @unchecked Sendable {
+    private let lock = NSLock()
+    private var numbers: [UInt32] = []
+    private var unreadable = 0
+    private var levels: [Double] = []
+    private var samples: [Int16] = []
+
+    private var synced = 0
+
+    func video(_ frame: VideoFrame, _ info: DecodedVideoFrameInfo) {
+        let number = FrameNumberStamp.read(from: frame)
+        lock.lock(); defer { lock.unlock() }
+        if let number { numbers.append(number) } else { unreadable += 1 }
+        if info.presentAtNanoseconds != nil { synced += 1 }
+    }
+
+    /// Frames that got a lip-sync presentation time (needs sender reports of both streams).
+    var lipSyncedFrames: Int { lock.lock(); defer { lock.unlock() }; return synced }
+
+    func audio(_ frame: AudioFrame) {
+        let level = AudioAnalysis.rms(UnsafeBufferPointer(frame.buffer))
+        lock.lock(); defer { lock.unlock() }
+        levels.append(level)
+        if samples.count < 48_000 * 10 { samples.append(contentsOf: frame.buffer) }
+    }
+
+    var frameNumbers: [UInt32] { lock.lock(); defer { lock.unlock() }; return numbers }
+    var unreadableFrames: Int { lock.lock(); defer { lock.unlock() }; return unreadable }
+    var audioLevels: [Double] { lock.lock(); defer { lock.unlock() }; return levels }
+    var audioSamples: [Int16] { lock.lock(); defer { lock.unlock() }; return samples }
+
+    /// The share of `sent` frame numbers decoded at least once.
+    func share(of sent: [UInt64]) -> Double {
+        let decoded = Set(frameNumbers.map(UInt64.init))
+        return Double(sent.filter(decoded.contains).count) / Double(max(sent.count, 1))
+    }
+
+    /// True when every decoded frame number is larger than the one before.
+    var numbersIncrease: Bool {
+        let list = frameNumbers
+        return zip(list, list.dropFirst()).allSatisfy { $0 < $1 }
+    }
+}
+
+/// SRTP keys and addresses as a client takes them from a `WireMediaLeg`.
+enum LegClient {
+    static func keys(_ leg: WireMediaLeg) throws -> SRTPLegKeys {
+        let profile = try #require(SRTPProfile(rfcName: leg.profile))
+        return SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: leg.clientKey),
+                           receive: try SRTPKeyMaterial(profile: profile, base64: leg.routerKey))
+    }
+
+    static func address(_ leg: WireMediaLeg) throws -> SocketAddress {
+        try #require(SocketAddress(ipv4: leg.host, port: UInt16(leg.port)))
+    }
+}
+
+/// A real publisher (test pattern + 440 Hz tone) configured from its publisher leg.
+final class TestPublisher: @unchecked Sendable {
+    let pipeline: PublisherPipeline
+    private let sentNumbers = Mutex<[UInt64]>([])
+
+    init(leg: WireMediaLeg, destination: SocketAddress? = nil, width: Int = 320, height: Int = 240) throws {
+        var video = VP8EncoderSettings(width: width, height: height, frameRate: 30, bitrateKbps: 400)
+        video.maxKeyframeInterval = 3000  // keyframes only when someone asks
+        var audio = OpusEncoderSettings(format: .mono20ms)
+        audio.inbandFEC = true
+        var configuration = PublisherConfiguration(destination: try destination ?? LegClient.address(leg), video: video, audio: audio)
+        configuration.videoStream = .vp8(ssrc: try #require(leg.videoSSRC))
+        configuration.audioStream = .opus(ssrc: try #require(leg.audioSSRC))
+        configuration.keys = try LegClient.keys(leg)
+        configuration.localAddress = .ipv4Loopback()
+        let source = try TestPatternSource(format: VideoFormat(width: width, height: height, frameRate: 30))
+        let tone = try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms)
+        pipeline = try PublisherPipeline(configuration: configuration, videoSource: source, audioSource: tone)
+        pipeline.onFrameCaptured { [self] sequence, _ in self.sentNumbers.withLock { $0.append(sequence) } }
+        try pipeline.start()
+    }
+
+    /// Frame numbers captured so far.
+    var sent: [UInt64] { sentNumbers.withLock { $0 } }
+
+    func stop() {
+        pipeline.onFrameCaptured(nil)
+        pipeline.stop()
+    }
+}
+
+/// A real subscriber configured from its subscriber leg, sending its RTCP to the leg (or
+/// to `feedback`, e.g. a lossy proxy in front of it).
+final class TestSubscriber: @unchecked Sendable {
+    let pipeline: SubscriberPipeline
+    let decoded = DecodedStream()
+
+    init(leg: WireMediaLeg, feedback: SocketAddress? = nil) throws {
+        var configuration = SubscriberConfiguration()
+        configuration.keys = try LegClient.keys(leg)
+        configuration.localAddress = .ipv4Loopback()
+        configuration.feedbackDestination = try feedback ?? LegClient.address(leg)
+        let decoded = decoded
+        pipeline = try SubscriberPipeline(configuration: configuration,
+                                          onVideoFrame: { frame, info in decoded.video(frame, info) },
+                                          onAudioFrame: { frame in decoded.audio(frame) })
+        try pipeline.start()
+    }
+
+    func stop() { pipeline.stop() }
+}
+
+/// Waits up to `seconds` for `condition`, polling every 20 ms; returns whether it held.
+@discardableResult
+func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    return condition()
+}
+
+/// Sends junk to the given addresses from its own socket and thread: random bytes, RTP
+/// and RTCP headers with garbage after them (they fail SRTP authentication), truncated
+/// headers, oversized datagrams. Counts what comes back to its socket.
+final class JunkSender: @unchecked Sendable {
+    private let socket: UDPSocket
+    private let targets: [SocketAddress]
+    private let running = Atomic<Bool>(true)
+    private let finished = Atomic<Bool>(false)
+    let sent = Atomic<Int>(0)
+    let received = Atomic<Int>(0)
+
+    init(targets: [SocketAddress]) throws {
+        socket = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 1 << 20, sendBufferBytes: 1 << 20)
+        self.targets = targets
+        Thread { [self] in spray() }.start()
+    }
+
+    private func spray() {
+        let pool = PacketBufferPool(initialCount: 40, bufferSize: 4096)
+        let batch = UDPMessageBatch(capacity: 32)
+        var generator = SystemRandomNumberGenerator()
+        var round = 0
+        while running.load(ordering: .relaxed) {
+            for target in targets {
+                guard let buffer = pool.take() else { continue }
+                let kind = round % 5
+                let length = [40, 1300, 7, 60, 3000][kind]
+                let bytes = buffer.writableBytes
+                for i in 0..<length { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
+                switch kind {
+                case 0, 1: bytes[0] = 0x80; bytes[1] = 96
+                case 2: bytes[0] = 0x80
+                case 3: bytes[0] = 0x81; bytes[1] = 201
+                default: break
+                }
+                buffer.setLength(length)
+                buffer.peer = target
+                _ = try? socket.send([buffer], batch: batch)
+                pool.release(buffer)
+                sent.add(1, ordering: .relaxed)
+            }
+            var inbound: [PacketBuffer] = []
+            for _ in 0..<8 { if let b = pool.take() { inbound.append(b) } }
+            if case .processed(let n)? = try? socket.receive(into: inbound, batch: batch) { received.add(n, ordering: .relaxed) }
+            for b in inbound { pool.release(b) }
+            round += 1
+            usleep(2_000)
+        }
+        finished.store(true, ordering: .releasing)
+    }
+
+    func stop() {
+        running.store(false, ordering: .relaxed)
+        while !finished.load(ordering: .acquiring) { usleep(1_000) }
+        socket.close()
+    }
+}
+
+/// A UDP relay between a publisher and the router whose router-facing socket can be
+/// switched mid-stream (a client whose source address changes, as after a reconnection).
+/// Replies from the router are relayed back to the client.
+final class SwitchingRelay: @unchecked Sendable {
+    let listen: UDPSocket
+    private let upstream: [UDPSocket]
+    private let target: SocketAddress
+    private let useSecond = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(true)
+    private let finished = Atomic<Bool>(false)
+    /// Datagrams the router sent to each upstream socket.
+    let repliesOnFirst = Atomic<Int>(0)
+    let repliesOnSecond = Atomic<Int>(0)
+
+    init(target: SocketAddress) throws {
+        listen = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 4 << 20, sendBufferBytes: 4 << 20)
+        upstream = [try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 4 << 20, sendBufferBytes: 4 << 20),
+                    try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 4 << 20, sendBufferBytes: 4 << 20)]
+        self.target = target
+        Thread { [self] in run() }.start()
+    }
+
+    func switchToSecondSocket() { useSecond.store(true, ordering: .relaxed) }
+
+    private func run() {
+        let pool = PacketBufferPool(initialCount: 64)
+        let batch = UDPMessageBatch(capacity: 32)
+        var buffers: [PacketBuffer] = []
+        for _ in 0..<32 { buffers.append(pool.take()!) }
+        var client: SocketAddress?
+        while running.load(ordering: .relaxed) {
+            _ = try? listen.waitUntilReadable(timeoutNanoseconds: 1_000_000)
+            if case .processed(let n)? = try? listen.receive(into: buffers, batch: batch), n > 0 {
+                client = buffers[n - 1].peer
+                for b in buffers.prefix(n) { b.peer = target }
+                let out = upstream[useSecond.load(ordering: .relaxed) ? 1 : 0]
+                _ = try? out.send(buffers, maximum: n, batch: batch)
+                for b in buffers { b.reset() }
+            }
+            for (index, socket) in upstream.enumerated() {
+                guard case .processed(let n)? = try? socket.receive(into: buffers, batch: batch), n > 0 else { continue }
+                if index == 0 { repliesOnFirst.add(n, ordering: .relaxed) } else { repliesOnSecond.add(n, ordering: .relaxed) }
+                if let client {
+                    for b in buffers.prefix(n) { b.peer = client }
+                    _ = try? listen.send(buffers, maximum: n, batch: batch)
+                }
+                for b in buffers { b.reset() }
+            }
+        }
+        finished.store(true, ordering: .releasing)
+    }
+
+    func stop() {
+        running.store(false, ordering: .relaxed)
+        while !finished.load(ordering: .acquiring) { usleep(1_000) }
+        listen.close()
+        for socket in upstream { socket.close() }
+    }
+}
+
+/// Open file descriptors and threads of this process, from /proc.
+enum ProcessResources {
+    static var openDescriptors: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
+    static var threads: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1 }
+}
