@@ -5,9 +5,11 @@ public struct HTTPRequest: Sendable, Equatable {
     /// "GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS" or "HEAD".
     public var method: String
     /// The path without the query string, leading `//` folded to `/`
-    /// (`/v2/project/123/session/1_MX4/signal`). Not percent-decoded.
+    /// (`/v2/project/123/session/1_MX4/signal`). Percent-escapes are already decoded
+    /// (libwebsockets does it while parsing: `/a%20b` arrives as `/a b`).
     public var path: String
-    /// The query arguments, percent-decoded, in the order given (`?offset=5&count=10`).
+    /// The query arguments, percent-decoded (`+` becomes a space), in the order given
+    /// (`?offset=5&count=10`); an escaped `%26` or `%3D` stays inside its value.
     public var query: [(name: String, value: String)]
     /// Request headers with lower-case names (`content-type`, `x-opentok-auth`, ...).
     public var headers: [String: String]
@@ -30,6 +32,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// The first query argument called `name`, if any.
     public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
+    /// Field-wise equality; query arguments compare in order.
     public static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
         a.method == b.method && a.path == b.path && a.headers == b.headers && a.body == b.body
             && a.remoteAddress == b.remoteAddress && a.query.map(\.name) == b.query.map(\.name)

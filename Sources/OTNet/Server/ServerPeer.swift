@@ -1,0 +1,74 @@
+import Synchronization
+
+/// One WebSocket accepted by a `WebServer`. `send` and `close` may be called from any
+/// thread: they queue under a lock and wake the service thread, which writes one message
+/// per writable callback. Everything else here belongs to the service thread.
+final class ServerPeer: WebSocketPeer, @unchecked Sendable {
+    let id: UInt64
+    let remoteAddress: String
+    let path: String
+    /// Not the server core: an application that keeps peers must not keep the server's
+    /// handler (and so, often, itself) alive through them.
+    private let wakeList: PeerWakeList
+    /// The queue shared with other threads.
+    let outgoing = Locked(OutgoingQueue())
+    /// Service thread only: the live connection, nil once lws has closed it.
+    var wsi: OpaquePointer?
+    /// Service thread only: the handler has been told about the close.
+    var closeReported = false
+    /// Service thread only: the close deadline has been armed.
+    var closeDeadlineArmed = false
+
+    init(id: UInt64, remoteAddress: String, path: String, wakeList: PeerWakeList, wsi: OpaquePointer) {
+        self.id = id
+        self.remoteAddress = remoteAddress
+        self.path = path
+        self.wakeList = wakeList
+        self.wsi = wsi
+    }
+
+    @discardableResult func send(_ text: String) -> Bool {
+        let (result, schedule) = outgoing.withLock { queue in
+            let result = queue.append(text)
+            let schedule = result != .refused && !queue.scheduled
+            if schedule { queue.scheduled = true }
+            return (result, schedule)
+        }
+        if schedule { wakeList.schedule(self) }
+        return result == .queued
+    }
+
+    func close(code: UInt16, reason: String) {
+        let schedule = outgoing.withLock { queue in
+            guard !queue.closed, queue.closeRequest == nil else { return false }
+            queue.closeRequest = (code, reason)
+            let schedule = !queue.scheduled
+            queue.scheduled = true
+            return schedule
+        }
+        if schedule { wakeList.schedule(self) }
+    }
+}
+
+/// The peers that have something to write, shared between the threads that call `send`
+/// and the server's service thread, plus the loop to wake. Cost: one lock per schedule.
+final class PeerWakeList: Sendable {
+    private let loop: LWSServiceLoop
+    private let peers = Locked<[ServerPeer]>([])
+
+    init(loop: LWSServiceLoop) { self.loop = loop }
+
+    /// Adds `peer` and wakes the service thread. Any thread.
+    func schedule(_ peer: ServerPeer) {
+        peers.withLock { $0.append(peer) }
+        loop.wake()
+    }
+
+    /// Empties the list (service thread).
+    func take() -> [ServerPeer] {
+        peers.withLock { list in
+            defer { list.removeAll(keepingCapacity: true) }
+            return list
+        }
+    }
+}
