@@ -74,4 +74,21 @@ import Testing
         #expect(a.isClosed)
         #expect(!b.isClosed)
     }
+
+    @Test func resumeBeforeTheOldSocketIsKnownDeadReplacesItQuietly() throws {
+        let h = try Harness(grace: 30)
+        let (a, ra) = try h.join()
+        let (b, _) = try h.join()
+        _ = try h.publish(a)
+        b.clear()
+        let again = h.open()
+        guard case .connected? = h.request(again, .connect(ConnectRequest(apiKey: Fixture.project.apiKey, token: try h.token(),
+                                                                          resumeConnectionId: ra.connection.connectionId, resumeSecret: ra.resumeSecret)))
+        else { Issue.record("resume refused"); return }
+        #expect(a.isClosed)
+        #expect(b.events.isEmpty)
+        h.service.webSocketClosed(a)  // the old socket's close must not interrupt the resumed connection
+        #expect(b.events.isEmpty)
+        #expect(h.request(again, .ping) == .pong)
+    }
 }

@@ -5,6 +5,19 @@ import OTSignaling
 /// The signaling plane: one WebSocket per client on `/v1/session/{sessionId}/ws`, JSON
 /// messages per ``SignalingCodec``. Every request gets exactly one reply carrying its
 /// request id; events fan out to the other clients.
+///
+/// Error codes (OpenTok's numbers): 1004 refused token (then close; counted by reason;
+/// nobody hears of it), 1010 a request before `connect` or a refused resume (then close),
+/// 1011 a malformed message (counted; the connection stays) or an unknown target of a
+/// moderation request, 1027 session full, 1413 signal data over 8192 bytes, 1461 bad
+/// signal type, 1500 publish/subscribe not allowed by the role or no media leg, 1520/1540
+/// force disconnect/mute by a non-moderator, 1550 signal from publisheronly or to a
+/// connection not in the session, 1604 subscribe to an unknown stream, 1112/1113 unknown
+/// subscriber/stream of this connection. Signals to everyone reach the sender too (as
+/// OpenTok's do). A force-muted stream stays muted at the SFU until its publisher
+/// announces `hasAudio: true` (the user unmuting, which OpenTok allows) or a moderator
+/// disables mute-all. A resume re-checks the token except its expiry (the resume secret
+/// proves the client).
 extension SessionHub {
     // MARK: - Socket lifecycle
 
