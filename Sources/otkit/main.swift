@@ -9,6 +9,7 @@ let usage = """
       demo      capture (first camera, or the test pattern), encode VP8, decode, and
                 print a live line of fps, bitrate and PSNR
       devices   list cameras
+      router    run the OTKit router (REST API, WebSocket signaling, SFU) until SIGINT/SIGTERM
       help      this text; `otkit <command> --help` for a command's options
 
     exit codes: 0 ok, 1 runtime failure, 2 usage error
@@ -26,6 +27,7 @@ do {
     switch words[1] {
     case "demo": exit(try DemoCommand.run(rest))
     case "devices": exit(try DevicesCommand.run(rest))
+    case "router": exit(try RouterCommand.run(rest))
     case "help", "--help", "-h": print(usage)
     default: fail("unknown command '\(words[1])'\n\(usage)", code: 2)
     }

@@ -1,0 +1,88 @@
+import Foundation
+import OTSignaling
+
+/// Reads the router's JSON configuration file onto a ``RouterConfiguration``, naming the
+/// file and field in every error. Unknown keys are refused (a typo must not silently
+/// leave a default in place).
+enum ConfigurationFile {
+    struct Model: Decodable {
+        struct TLS: Decodable { var certificate: String?; var privateKey: String? }
+        struct Project: Decodable { var apiKey: String; var apiSecret: String }
+        var host: String?
+        var port: Int?
+        var tls: TLS?
+        var mediaHost: String?
+        var projects: [Project]?
+        var reconnectGraceSeconds: Double?
+        var silenceTimeoutSeconds: Double?
+        var maxConnectionsPerSession: Int?
+        var logLevel: String?
+    }
+
+    static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "projects", "reconnectGraceSeconds",
+                                         "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel"]
+
+    static func apply(path: String, to configuration: inout RouterConfiguration) throws(RouterConfigurationError) {
+        func fail(_ field: String, _ problem: String) -> RouterConfigurationError {
+            RouterConfigurationError(source: path, field: field, problem: problem)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw fail("(file)", "cannot read the file (missing or not readable)")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw fail("(file)", "not a JSON object")
+        }
+        if let unknown = object.keys.sorted().first(where: { !knownKeys.contains($0) }) {
+            throw fail(unknown, "unknown key (known: \(knownKeys.sorted().joined(separator: ", ")))")
+        }
+        let model: Model
+        do {
+            model = try JSONDecoder().decode(Model.self, from: data)
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw fail(fieldName(context.codingPath), "must be \(describe(type))")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw fail(fieldName(context.codingPath + [key]), "missing")
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw fail(fieldName(context.codingPath), "must be \(describe(type)), not null")
+        } catch {
+            throw fail("(file)", "cannot be read: \(error)")
+        }
+        if let host = model.host { configuration.host = host }
+        if let port = model.port { configuration.port = port }
+        if let media = model.mediaHost { configuration.mediaHost = media }
+        if let tls = model.tls {
+            configuration.tlsCertificatePath = tls.certificate
+            configuration.tlsPrivateKeyPath = tls.privateKey
+        }
+        if let grace = model.reconnectGraceSeconds { configuration.reconnectGraceSeconds = grace }
+        if let silence = model.silenceTimeoutSeconds { configuration.silenceTimeoutSeconds = silence }
+        if let limit = model.maxConnectionsPerSession { configuration.maxConnectionsPerSession = limit }
+        if let level = model.logLevel {
+            guard let parsed = LogLevel(rawValue: level) else {
+                throw fail("logLevel", "\"\(level)\" is not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            configuration.logLevel = parsed
+        }
+        for project in model.projects ?? [] {
+            configuration.projects.append(ProjectCredentials(apiKey: project.apiKey, apiSecret: project.apiSecret))
+        }
+    }
+
+    /// `projects[0].apiSecret` from a coding path.
+    static func fieldName(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return text.isEmpty ? "(file)" : text
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type: return "a whole number"
+        case is Double.Type: return "a number"
+        default: return "of another type (\(type))"
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Synchronization
+
+/// The router's event counters (the gauges come from the session registry), updated from
+/// any thread under one small lock.
+final class MetricsCounters: Sendable {
+    private struct Counts {
+        var badTokens: [String: UInt64] = [:]
+        var badMessages: UInt64 = 0
+        var signals: UInt64 = 0
+        var restRequests: [Int: UInt64] = [:]
+    }
+
+    private let counts = Mutex(Counts())
+
+    func badToken(_ reason: String) { counts.withLock { $0.badTokens[reason, default: 0] += 1 } }
+    func badMessage() { counts.withLock { $0.badMessages += 1 } }
+    func signal() { counts.withLock { $0.signals += 1 } }
+    func restRequest(status: Int) { counts.withLock { $0.restRequests[status, default: 0] += 1 } }
+
+    /// Copies the counters into `metrics`.
+    func fill(_ metrics: inout RouterMetrics) {
+        counts.withLock { counts in
+            metrics.badTokens = counts.badTokens
+            metrics.badMessages = counts.badMessages
+            metrics.signals = counts.signals
+            metrics.restRequests = counts.restRequests
+        }
+    }
+}

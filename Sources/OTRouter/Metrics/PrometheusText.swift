@@ -1,0 +1,41 @@
+/// Renders ``RouterMetrics`` in the Prometheus text exposition format 0.0.4 (`# HELP`,
+/// `# TYPE`, one sample per line).
+enum PrometheusText {
+    /// The Content-Type of the output.
+    static let contentType = "text/plain; version=0.0.4"
+
+    /// The bad-token reasons always printed (at 0 until they happen), so dashboards see them.
+    static let knownBadTokenReasons = ["bad_signature", "connection_data_too_long", "expired", "expiry_too_far",
+                                       "layout_class_list_too_long", "malformed", "unknown_api_key", "unknown_role",
+                                       "wrong_api_key", "wrong_session"]
+
+    static func render(_ metrics: RouterMetrics) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for sample in samples { out += "\(name)\(sample.labels) \(sample.value)\n" }
+        }
+        func single(_ name: String, _ type: String, _ help: String, _ value: some BinaryInteger) {
+            metric(name, type, help, [("", String(value))])
+        }
+        single("otkit_sessions", "gauge", "Sessions the router knows (created or joined).", metrics.sessions)
+        single("otkit_sessions_active", "gauge", "Sessions with at least one connection.", metrics.activeSessions)
+        single("otkit_connections", "gauge", "Client connections, including those in their reconnection grace.", metrics.connections)
+        single("otkit_streams", "gauge", "Published streams.", metrics.streams)
+        single("otkit_subscribers", "gauge", "Subscriptions.", metrics.subscribers)
+        single("otkit_packets_in_total", "counter", "Authenticated RTP/RTCP packets received by the media router.", metrics.media.packetsIn)
+        single("otkit_packets_out_total", "counter", "Packets sent by the media router.", metrics.media.packetsOut)
+        single("otkit_packets_dropped_total", "counter", "Packets the media router dropped (no subscriber, queue full).", metrics.media.packetsDropped)
+        single("otkit_muted_audio_packets_dropped_total", "counter", "Audio packets of force-muted streams not forwarded.", metrics.media.mutedAudioDropped)
+        single("otkit_bad_packets_total", "counter", "Datagrams that failed SRTP authentication or did not parse.", metrics.media.badPackets)
+        var reasons = metrics.badTokens
+        for reason in knownBadTokenReasons where reasons[reason] == nil { reasons[reason] = 0 }
+        metric("otkit_bad_tokens_total", "counter", "Connection tokens refused, by reason.",
+               reasons.sorted { $0.key < $1.key }.map { ("{reason=\"\($0.key)\"}", String($0.value)) })
+        single("otkit_bad_messages_total", "counter", "Signaling messages that did not parse.", metrics.badMessages)
+        single("otkit_signals_total", "counter", "Signals delivered (client and REST).", metrics.signals)
+        metric("otkit_rest_requests_total", "counter", "HTTP requests answered, by status.",
+               metrics.restRequests.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", String($0.value)) })
+        return out
+    }
+}

@@ -1,0 +1,29 @@
+/// A snapshot of what the router has done, as `/metrics` prints it. A plain value.
+public struct RouterMetrics: Sendable, Equatable {
+    /// Sessions the router knows (created by REST or joined; OpenTok sessions never expire).
+    public var sessions = 0
+    /// Sessions with at least one connection.
+    public var activeSessions = 0
+    /// Connections, including those waiting out their reconnection grace.
+    public var connections = 0
+    /// Published streams.
+    public var streams = 0
+    /// Subscriptions.
+    public var subscribers = 0
+    /// The media plane's totals (packets in/out/dropped, muted audio dropped, bad packets).
+    public var media = ForwardingCounters()
+    /// Refused connection tokens by reason (`expired`, `bad_signature`, `wrong_session`, ...).
+    public var badTokens: [String: UInt64] = [:]
+    /// Signaling messages that did not parse (answered with 1011).
+    public var badMessages: UInt64 = 0
+    /// Signals delivered (one per signal request, whoever sent it: client or REST).
+    public var signals: UInt64 = 0
+    /// REST requests answered, by HTTP status.
+    public var restRequests: [Int: UInt64] = [:]
+
+    /// All zero.
+    public init() {}
+
+    /// The total of ``badTokens``.
+    public var badTokensTotal: UInt64 { badTokens.values.reduce(0, +) }
+}

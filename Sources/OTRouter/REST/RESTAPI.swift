@@ -1,0 +1,215 @@
+import Foundation
+import OTNet
+import OTSignaling
+
+/// The REST API in OpenTok's shape, so OpenTok server SDKs can drive the router:
+/// `POST /session/create` and, under `/v2/project/{apiKey}`, signals, force disconnect,
+/// force mute, archives and streams, each authenticated by an `X-OPENTOK-AUTH` project
+/// JWT; plus `/metrics` and `/healthz` without authentication. Statuses and bodies are
+/// the ones the Python SDK 3.15.0 accepts (see docs: opentok-server-sdk reference).
+struct RESTAPI {
+    let hub: SessionHub
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)  // folds `//`
+        let method = request.method
+        if method == "GET", segments == ["healthz"] { return .text(200, "ok\n") }
+        if method == "GET", segments == ["metrics"] {
+            return .text(200, PrometheusText.render(hub.metrics()), contentType: PrometheusText.contentType)
+        }
+        if method == "POST", segments == ["session", "create"] { return createSession(request) }
+        if segments.count >= 3, segments[0] == "v2", segments[1] == "project" {
+            let path = segments
+            let apiKey = path[2]
+            guard let credentials = hub.configuration.project(apiKey) else {
+                return failure(RESTError(403, "API key \(apiKey) is not served by this router"))
+            }
+            do {
+                _ = try ProjectJWT.verify(request.headers["x-opentok-auth"], credentials: credentials)
+            } catch {
+                return failure(RESTError(error.httpStatus, "authentication failed: \(error.description)"))
+            }
+            return project(apiKey: apiKey, method: request.method, path: Array(path.dropFirst(3)), request: request)
+        }
+        return failure(RESTError(404, "no such endpoint: \(request.method) \(request.path)"))
+    }
+
+    /// The `*` segments of `path` if it matches `pattern` segment for segment.
+    private func match(_ pattern: [String], _ path: [String]) -> [String]? {
+        guard pattern.count == path.count else { return nil }
+        var captures: [String] = []
+        for (expected, actual) in zip(pattern, path) {
+            if expected == "*" { captures.append(actual) } else if expected != actual { return nil }
+        }
+        return captures
+    }
+
+    private func failure(_ error: RESTError) -> HTTPResponse { .json(error.status, RESTBodies.error(error).text) }
+    private func ok(_ body: JSONValue) -> HTTPResponse { .json(200, body.text) }
+
+    // MARK: - /session/create
+
+    private func createSession(_ request: HTTPRequest) -> HTTPResponse {
+        guard let header = request.headers["x-opentok-auth"], !header.isEmpty else {
+            return failure(RESTError(401, "authentication failed: missing X-OPENTOK-AUTH header"))
+        }
+        guard let apiKey = RESTBodies.unverifiedIssuer(header), let credentials = hub.configuration.project(apiKey) else {
+            return failure(RESTError(403, "authentication failed: the JWT's iss names no API key this router serves"))
+        }
+        do {
+            _ = try ProjectJWT.verify(header, credentials: credentials)
+        } catch {
+            return failure(RESTError(403, "authentication failed: \(error.description)"))
+        }
+        guard let form = RESTBodies.form(request.body) else { return failure(RESTError(400, "the body is not form-encoded")) }
+        let relayed: Bool
+        switch form["p2p.preference"] ?? "enabled" {
+        case "enabled": relayed = true
+        case "disabled": relayed = false
+        case let other: return failure(RESTError(400, "p2p.preference must be enabled or disabled, not \(other)"))
+        }
+        guard let archiveMode = ArchiveMode(rawValue: form["archiveMode"] ?? "manual") else {
+            return failure(RESTError(400, "archiveMode must be manual or always"))
+        }
+        if archiveMode == .always && relayed {
+            return failure(RESTError(400, "A session with always archive mode must also have the routed media mode."))
+        }
+        let sessionId: String
+        do {
+            sessionId = try hub.createSession(apiKey: apiKey, relayed: relayed, archiveMode: archiveMode,
+                                              archiveName: form["archiveName"], archiveResolution: form["archiveResolution"],
+                                              location: form["location"] ?? "")
+        } catch {
+            return failure(RESTError(400, "cannot create the session: \(error.description)"))
+        }
+        let now = SessionHub.nowMilliseconds()
+        let body = JSONValue.array([.object([
+            ("session_id", .string(sessionId)), ("project_id", .string(apiKey)), ("partner_id", .string(apiKey)),
+            ("create_dt", .string(RESTBodies.createDate(milliseconds: now))), ("media_server_url", .string("")),
+        ])])
+        return .json(200, body.text)
+    }
+
+    // MARK: - /v2/project/{apiKey}/…
+
+    private func project(apiKey: String, method: String, path: [String], request: HTTPRequest) -> HTTPResponse {
+        switch (method, path.count > 0 ? path[0] : "") {
+        case (_, "session") where path.count >= 3: return session(apiKey: apiKey, method: method, sessionId: path[1],
+                                                                    rest: Array(path.dropFirst(2)), request: request)
+        case (_, "archive"): return archive(apiKey: apiKey, method: method, rest: Array(path.dropFirst()), request: request)
+        case ("GET", "issues") where path.count == 2:
+            guard let issue = hub.issue(apiKey: apiKey, issueId: path[1]) else { return failure(RESTError(404, "Issue not found")) }
+            return ok(RESTBodies.issue(issue))
+        default:
+            return failure(RESTError(404, "no such endpoint: \(method) \(request.path)"))
+        }
+    }
+
+    private func session(apiKey: String, method: String, sessionId: String, rest: [String], request: HTTPRequest) -> HTTPResponse {
+        if method == "POST", match(["signal"], rest) != nil {
+            return signal(apiKey: apiKey, sessionId: sessionId, to: nil, body: request.body)
+        }
+        if method == "POST", let ids = match(["connection", "*", "signal"], rest) {
+            return signal(apiKey: apiKey, sessionId: sessionId, to: ids[0], body: request.body)
+        }
+        if method == "DELETE", let ids = match(["connection", "*"], rest) {
+            if let error = hub.restForceDisconnect(apiKey: apiKey, sessionId: sessionId, connectionId: ids[0]) { return failure(error) }
+            return .noContent
+        }
+        if method == "POST", match(["mute"], rest) != nil {
+            guard let body = RESTBodies.jsonObject(request.body) else { return failure(RESTError(400, "the body is not a JSON object")) }
+            let active = body["active"] as? Bool ?? true
+            var excluded: [String] = []
+            if let list = body["excludedStreams"], !(list is NSNull) {
+                guard let strings = list as? [String] else { return failure(RESTError(400, "excludedStreams must be an array of stream ids")) }
+                excluded = strings
+            }
+            if let error = hub.restMuteAll(apiKey: apiKey, sessionId: sessionId, active: active, excluded: excluded) { return failure(error) }
+            return .noContent
+        }
+        if method == "POST", let ids = match(["stream", "*", "mute"], rest) {
+            if let error = hub.restMuteStream(apiKey: apiKey, sessionId: sessionId, streamId: ids[0]) { return failure(error) }
+            return .noContent
+        }
+        if method == "GET", match(["stream"], rest) != nil {
+            guard let streams = hub.streams(apiKey: apiKey, sessionId: sessionId) else { return failure(RESTError(404, "Session not found")) }
+            return ok(RESTBodies.list(count: streams.count, streams.map(RESTBodies.stream)))
+        }
+        if method == "GET", let ids = match(["stream", "*"], rest) {
+            guard let stream = hub.streams(apiKey: apiKey, sessionId: sessionId)?.first(where: { $0.wire.streamId == ids[0] }) else {
+                return failure(RESTError(404, "Stream not found"))
+            }
+            return ok(RESTBodies.stream(stream))
+        }
+        return failure(RESTError(404, "no such endpoint: \(method) \(request.path)"))
+    }
+
+    private func signal(apiKey: String, sessionId: String, to: String?, body: [UInt8]) -> HTTPResponse {
+        guard !body.isEmpty, let object = RESTBodies.jsonObject(body) else {
+            return failure(RESTError(400, "the body must be a JSON object {\"type\": ..., \"data\": ...}"))
+        }
+        guard let data = object["data"] as? String else { return failure(RESTError(400, "\"data\" (a string) is required")) }
+        var type = ""
+        if let value = object["type"] {
+            guard let text = value as? String else { return failure(RESTError(400, "\"type\" must be a string")) }
+            type = text
+        }
+        if let violation = SignalLimits.check(type: type, data: data) {
+            return failure(RESTError(violation.httpStatus, violation.message))
+        }
+        if let error = hub.restSignal(apiKey: apiKey, sessionId: sessionId, to: to, type: type, data: data) { return failure(error) }
+        return .noContent
+    }
+
+    private func archive(apiKey: String, method: String, rest: [String], request: HTTPRequest) -> HTTPResponse {
+        if method == "POST", rest.isEmpty {
+            guard let body = RESTBodies.jsonObject(request.body) else { return failure(RESTError(400, "the body is not a JSON object")) }
+            guard let sessionId = body["sessionId"] as? String, !sessionId.isEmpty else {
+                return failure(RESTError(400, "\"sessionId\" is required"))
+            }
+            var archiveRequest = SessionHub.ArchiveRequest(sessionId: sessionId)
+            archiveRequest.name = body["name"] as? String
+            archiveRequest.hasAudio = body["hasAudio"] as? Bool ?? true
+            archiveRequest.hasVideo = body["hasVideo"] as? Bool ?? true
+            guard archiveRequest.hasAudio || archiveRequest.hasVideo else {
+                return failure(RESTError(400, "hasAudio and hasVideo cannot both be false"))
+            }
+            if let mode = body["outputMode"] as? String {
+                guard ["composed", "individual"].contains(mode) else { return failure(RESTError(400, "outputMode must be composed or individual")) }
+                archiveRequest.outputMode = mode
+            }
+            if let mode = body["streamMode"] as? String {
+                guard ["auto", "manual"].contains(mode) else { return failure(RESTError(400, "streamMode must be auto or manual")) }
+                archiveRequest.streamMode = mode
+            }
+            archiveRequest.resolution = body["resolution"] as? String
+            switch hub.startArchive(apiKey: apiKey, archiveRequest) {
+            case .success(let archive): return ok(RESTBodies.archive(archive))
+            case .failure(let error): return failure(error)
+            }
+        }
+        if method == "GET", rest.isEmpty {
+            let offset = request.queryValue("offset").flatMap(Int.init) ?? 0
+            let count = request.queryValue("count").flatMap(Int.init) ?? 50
+            guard offset >= 0, (0...1000).contains(count) else { return failure(RESTError(400, "offset ≥ 0 and count 0...1000")) }
+            let list = hub.listArchives(apiKey: apiKey, sessionId: request.queryValue("sessionId"), offset: offset, count: count)
+            return ok(RESTBodies.list(count: list.total, list.items.map(RESTBodies.archive)))
+        }
+        if method == "GET", let ids = match(["*"], rest) {
+            let archiveId = ids[0]
+            guard let archive = hub.archive(apiKey: apiKey, archiveId: archiveId) else { return failure(RESTError(404, "Archive not found")) }
+            return ok(RESTBodies.archive(archive))
+        }
+        if method == "POST", let ids = match(["*", "stop"], rest) {
+            switch hub.stopArchive(apiKey: apiKey, archiveId: ids[0]) {
+            case .success(let archive): return ok(RESTBodies.archive(archive))
+            case .failure(let error): return failure(error)
+            }
+        }
+        if method == "DELETE", let ids = match(["*"], rest) {
+            if let error = hub.deleteArchive(apiKey: apiKey, archiveId: ids[0]) { return failure(error) }
+            return .noContent
+        }
+        return failure(RESTError(404, "no such endpoint: \(method) \(request.path)"))
+    }
+}

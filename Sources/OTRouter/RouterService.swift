@@ -1,0 +1,87 @@
+@preconcurrency import Dispatch
+import OTNet
+import OTSignaling
+
+/// The router without its listening socket: the REST API and the signaling plane as a
+/// `WebServerHandler`, over one session registry and a media plane. ``Router`` runs it
+/// on a `WebServer`; tests drive it directly with requests and fake WebSocket peers.
+/// A timer (a few ticks a second) drops silent sockets and ends reconnection graces.
+public final class RouterService: WebServerHandler, Sendable {
+    /// The configuration it runs with.
+    public let configuration: RouterConfiguration
+    let hub: SessionHub
+    private let rest: RESTAPI
+    private nonisolated(unsafe) let timer: DispatchSourceTimer  // thread-safe per Dispatch's documentation
+    private let timerQueue = DispatchQueue(label: "otkit.router.timer")
+
+    /// A service for `configuration` forwarding media with `media` (the SFU, or a test
+    /// double). `log` defaults to standard error at `configuration.logLevel`.
+    /// Cost: allocations and one timer; nothing is listening yet.
+    public init(configuration: RouterConfiguration, media: any MediaForwarding, log: RouterLog? = nil) {
+        self.configuration = configuration
+        hub = SessionHub(configuration: configuration, media: media, log: log ?? RouterLog(level: configuration.logLevel),
+                         counters: MetricsCounters())
+        rest = RESTAPI(hub: hub)
+        let shortest = min(configuration.silenceTimeoutSeconds,
+                           configuration.reconnectGraceSeconds > 0 ? configuration.reconnectGraceSeconds : configuration.silenceTimeoutSeconds)
+        let interval = max(0.02, min(0.5, shortest / 5))
+        timer = DispatchSource.makeTimerSource(queue: timerQueue)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
+        timer.setEventHandler { [hub] in hub.tick() }
+        timer.resume()
+    }
+
+    deinit { timer.cancel() }
+
+    /// Stops the timer (connections are left as they are; the web server closes the sockets).
+    public func stop() { timer.cancel() }
+
+    /// Mints a session, as `POST /session/create` does. `apiKey` must be configured.
+    /// - Throws: ``RouterError`` for an unknown API key.
+    public func createSession(apiKey: String, relayed: Bool = false) throws -> String {
+        guard configuration.project(apiKey) != nil else { throw RouterError("API key \(apiKey) is not configured") }
+        do { return try hub.createSession(apiKey: apiKey, relayed: relayed) } catch { throw RouterError("\(error)") }
+    }
+
+    /// What `/metrics` prints now. Cost: a pass over the sessions under the lock.
+    public var metrics: RouterMetrics { hub.metrics() }
+
+    // MARK: WebServerHandler
+
+    /// Answers a REST, `/metrics` or `/healthz` request and counts it by status.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let response = rest.handle(request)
+        hub.counters.restRequest(status: response.status)
+        if response.status >= 400 {
+            hub.log.log(.info, "rest.refused", ["method": request.method, "path": request.path, "status": String(response.status)])
+        } else {
+            hub.log.log(.debug, "rest.ok", ["method": request.method, "path": request.path, "status": String(response.status)])
+        }
+        return response
+    }
+
+    /// Accepts WebSocket upgrades on `/v1/session/{sessionId}/ws` only.
+    public func shouldAcceptWebSocket(path: String, query: [(name: String, value: String)]) -> Bool {
+        SignalingPath.sessionId(in: path) != nil
+    }
+
+    /// A signaling socket opened; it must send `connect` first.
+    public func webSocketOpened(_ peer: any WebSocketPeer, path: String, query: [(name: String, value: String)]) {
+        hub.opened(peer, path: path)
+    }
+
+    /// One signaling message from a client.
+    public func webSocketReceived(_ peer: any WebSocketPeer, text: String) { hub.received(peer, text: text) }
+
+    /// The socket closed: its connection (if any) waits out the reconnection grace.
+    public func webSocketClosed(_ peer: any WebSocketPeer) { hub.closed(peer) }
+}
+
+/// A router failure with a sentence a person can act on.
+public struct RouterError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
+}

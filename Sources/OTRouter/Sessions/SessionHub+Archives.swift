@@ -1,0 +1,99 @@
+import OTSignaling
+
+/// Archives: REST start/stop with events to every client. No recording is written yet,
+/// so an archive goes started → stopped and never claims a file.
+extension SessionHub {
+    /// What `POST /archive` asks for.
+    struct ArchiveRequest {
+        var sessionId: String
+        var name: String?
+        var hasAudio = true
+        var hasVideo = true
+        var outputMode = "composed"
+        var streamMode = "auto"
+        var resolution: String?
+    }
+
+    /// Starts an archive: 404 unknown session, 409 relayed or already recording, 400 no
+    /// client connected.
+    func startArchive(apiKey: String, _ request: ArchiveRequest) -> Result<ArchiveRecord, RESTError> {
+        perform {
+            guard var session = sessions.removeValue(forKey: request.sessionId) else {
+                return .failure(RESTError(404, "Session not found"))
+            }
+            defer { sessions[request.sessionId] = session }
+            guard session.apiKey == apiKey else { return .failure(RESTError(404, "Session not found")) }
+            guard !session.relayed else {
+                return .failure(RESTError(409, "Archiving needs a routed session; this session is relayed (p2p.preference=enabled)"))
+            }
+            guard session.activeArchiveId == nil else { return .failure(RESTError(409, "Session is already being recorded")) }
+            guard !session.connections.isEmpty else {
+                return .failure(RESTError(400, "No clients are actively connected to the session"))
+            }
+            return .success(beginArchive(in: &session, request))
+        }
+    }
+
+    /// Creates the archive record and tells every client (under the lock).
+    func beginArchive(in session: inout SessionRecord, _ request: ArchiveRequest) -> ArchiveRecord {
+        let archive = ArchiveRecord(id: Self.newID(), apiKey: session.apiKey, sessionId: session.id, name: request.name,
+                                    createdAt: Self.nowMilliseconds(), hasAudio: request.hasAudio, hasVideo: request.hasVideo,
+                                    outputMode: request.outputMode, streamMode: request.streamMode,
+                                    resolution: request.resolution ?? "640x480")
+        archives[archive.id] = archive
+        archiveOrder.append(archive.id)
+        session.activeArchiveId = archive.id
+        broadcast(.archiveStarted(WireArchive(id: archive.id, name: archive.name ?? "")), in: session)
+        log.log(.info, "archive.started", session: session.id, ["archive": archive.id])
+        return archive
+    }
+
+    /// Stops `archiveId` of `session` and tells every client (under the lock).
+    func stopArchive(_ archiveId: String, session: inout SessionRecord) {
+        guard var archive = archives[archiveId], archive.status == "started" else { return }
+        archive.status = "stopped"
+        archive.stoppedAt = Self.nowMilliseconds()
+        archives[archiveId] = archive
+        if session.activeArchiveId == archiveId { session.activeArchiveId = nil }
+        broadcast(.archiveStopped(archiveId: archiveId), in: session)
+        log.log(.info, "archive.stopped", session: session.id, ["archive": archiveId])
+    }
+
+    /// `POST /archive/{id}/stop`: 404 unknown, 409 not started.
+    func stopArchive(apiKey: String, archiveId: String) -> Result<ArchiveRecord, RESTError> {
+        perform {
+            guard let archive = archives[archiveId], archive.apiKey == apiKey else { return .failure(RESTError(404, "Archive not found")) }
+            guard archive.status == "started" else { return .failure(RESTError(409, "Archive is not in started state")) }
+            if var session = sessions.removeValue(forKey: archive.sessionId) {
+                stopArchive(archiveId, session: &session)
+                sessions[archive.sessionId] = session
+            }
+            return .success(archives[archiveId]!)
+        }
+    }
+
+    /// The archive `archiveId` of `apiKey`.
+    func archive(apiKey: String, archiveId: String) -> ArchiveRecord? {
+        perform { archives[archiveId].flatMap { $0.apiKey == apiKey ? $0 : nil } }
+    }
+
+    /// The archives of `apiKey` (of one session if given), newest first, and their total.
+    func listArchives(apiKey: String, sessionId: String?, offset: Int, count: Int) -> (total: Int, items: [ArchiveRecord]) {
+        perform {
+            let all = archiveOrder.reversed().compactMap { archives[$0] }
+                .filter { $0.apiKey == apiKey && (sessionId == nil || $0.sessionId == sessionId) }
+            return (all.count, Array(all.dropFirst(offset).prefix(count)))
+        }
+    }
+
+    /// `DELETE /archive/{id}`: 404 unknown, 409 while it is still started.
+    func deleteArchive(apiKey: String, archiveId: String) -> RESTError? {
+        perform {
+            guard let archive = archives[archiveId], archive.apiKey == apiKey else { return RESTError(404, "Archive not found") }
+            guard archive.status != "started" else { return RESTError(409, "Archive is in started state: stop it first") }
+            archives[archiveId] = nil
+            archiveOrder.removeAll { $0 == archiveId }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import OTNet
+import OTSignaling
+
+/// The router's state and the one lock around it: sessions → connections, streams,
+/// subscriptions, mute state; archives; issue reports; the open sockets. Signaling and
+/// REST both act through it. Every public-facing operation takes the lock once, mutates,
+/// queues its outgoing messages, releases the lock and then sends them (so no socket
+/// call happens under the lock). Media-plane calls (`MediaForwarding`) are made under
+/// the lock: they open or close UDP legs and are quick.
+final class SessionHub: @unchecked Sendable {
+    let configuration: RouterConfiguration
+    let media: any MediaForwarding
+    let log: RouterLog
+    let counters: MetricsCounters
+
+    /// A socket the router has open, with what it is doing.
+    struct PeerState {
+        let peer: any WebSocketPeer
+        /// The session id from the URL.
+        let sessionId: String
+        /// The connection it carries, once connected.
+        var connectionId: String?
+        var lastHeard: ContinuousClock.Instant
+    }
+
+    /// Something to do once the lock is released.
+    enum Action {
+        case send(any WebSocketPeer, String)
+        case close(any WebSocketPeer, UInt16, String)
+    }
+
+    private let lock = NSLock()
+    // Everything below is guarded by `lock`.
+    var sessions: [String: SessionRecord] = [:]
+    var peers: [UInt64: PeerState] = [:]
+    /// Connections waiting out their grace: connection id → session id.
+    var detached: [String: String] = [:]
+    var archives: [String: ArchiveRecord] = [:]
+    var archiveOrder: [String] = []
+    var issues: [String: IssueRecord] = [:]
+    var issueOrder: [String] = []
+    private var outbox: [Action] = []
+
+    /// How many issue reports are kept (the oldest is dropped first).
+    static let issueCapacity = 256
+
+    init(configuration: RouterConfiguration, media: any MediaForwarding, log: RouterLog, counters: MetricsCounters) {
+        self.configuration = configuration
+        self.media = media
+        self.log = log
+        self.counters = counters
+    }
+
+    /// Runs `body` under the lock, then performs the actions it queued.
+    func perform<T>(_ body: () -> T) -> T {
+        lock.lock()
+        let result = body()
+        let actions = outbox
+        outbox.removeAll(keepingCapacity: true)
+        lock.unlock()
+        for action in actions {
+            switch action {
+            case .send(let peer, let text): peer.send(text)
+            case .close(let peer, let code, let reason): peer.close(code: code, reason: reason)
+            }
+        }
+        return result
+    }
+
+    // MARK: - Queueing (under the lock)
+
+    func send(_ message: ServerMessage, requestId: Int? = nil, to peer: (any WebSocketPeer)?) {
+        guard let peer else { return }
+        outbox.append(.send(peer, SignalingCodec.encode(message, requestId: requestId)))
+    }
+
+    func close(_ peer: any WebSocketPeer, code: UInt16 = 1000, reason: String) {
+        outbox.append(.close(peer, code, reason))
+    }
+
+    /// Sends `message` to every connection of `session` with a socket, except `except`.
+    func broadcast(_ message: ServerMessage, in session: SessionRecord, except: String? = nil) {
+        let text = SignalingCodec.encode(message)
+        for id in session.connectionOrder where id != except {
+            if let peer = session.connections[id]?.peer { outbox.append(.send(peer, text)) }
+        }
+    }
+
+    // MARK: - Ids and time
+
+    static func newID() -> String { UUID().uuidString.lowercased() }
+
+    static func randomSecret() -> String {
+        var generator = SystemRandomNumberGenerator()  // getrandom(2): a CSPRNG
+        return (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined(separator: "-")
+    }
+
+    static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    // MARK: - Sessions (under the lock)
+
+    /// Mints a session for `apiKey` (which must be configured).
+    func createSession(apiKey: String, relayed: Bool, archiveMode: ArchiveMode = .manual, archiveName: String? = nil,
+                       archiveResolution: String? = nil, location: String = "") throws(OTSignalingError) -> String {
+        let created = Self.nowMilliseconds()
+        let id = try OpenTokSessionID.create(apiKey: apiKey, location: location, createTimeMilliseconds: created).rawValue
+        perform {
+            sessions[id] = SessionRecord(id: id, apiKey: apiKey, relayed: relayed, archiveMode: archiveMode,
+                                         archiveName: archiveName, archiveResolution: archiveResolution, createdAt: created)
+        }
+        log.log(.info, "session.created", session: id, ["apiKey": apiKey, "mediaMode": relayed ? "relayed" : "routed",
+                                                         "archiveMode": archiveMode.rawValue])
+        return id
+    }
+
+    /// The session `id`, created (routed, manual archiving) if it is a valid id of
+    /// `apiKey` the router has not seen: OpenTok sessions never expire, so an id minted
+    /// elsewhere (or before a restart) is honoured.
+    func sessionOrAdopt(_ id: String, apiKey: String) -> SessionRecord? {
+        if let session = sessions[id] { return session.apiKey == apiKey ? session : nil }
+        guard let parsed = try? OpenTokSessionID(parsing: id), parsed.belongs(toAPIKey: apiKey) else { return nil }
+        let created = Int64(parsed.createTime) ?? Self.nowMilliseconds()
+        let session = SessionRecord(id: id, apiKey: apiKey, relayed: false, archiveMode: .manual, archiveName: nil,
+                                    archiveResolution: nil, createdAt: created)
+        sessions[id] = session
+        log.log(.info, "session.adopted", session: id, ["apiKey": apiKey])
+        return session
+    }
+
+    /// Removes a stream and tells everyone but its publisher (`reason` as OpenTok's).
+    func removeStream(_ streamId: String, from session: inout SessionRecord, reason: String) {
+        guard let stream = session.streams.removeValue(forKey: streamId) else { return }
+        session.streamOrder.removeAll { $0 == streamId }
+        session.muteAllExcluded.remove(streamId)
+        let publisher = stream.wire.connectionId
+        session.connections[publisher]?.streams.removeAll { $0 == streamId }
+        for (subscriberId, subscription) in session.subscriptions where subscription.streamId == streamId {
+            session.subscriptions[subscriberId] = nil
+            session.connections[subscription.connectionId]?.subscriptions.remove(subscriberId)
+        }
+        if !session.relayed { media.removePublisher(streamId: streamId) }  // closes its subscriber legs too
+        broadcast(.streamDestroyed(streamId: streamId, reason: reason), in: session, except: publisher)
+        log.log(.info, "stream.destroyed", session: session.id, connection: publisher, ["stream": streamId, "reason": reason])
+    }
+
+    /// Removes a connection with its streams and subscriptions and tells the others.
+    func destroyConnection(_ connectionId: String, in sessionId: String, reason: String) {
+        guard var session = sessions.removeValue(forKey: sessionId) else { return }
+        defer { sessions[sessionId] = session }
+        guard let connection = session.connections[connectionId] else { return }
+        for streamId in connection.streams { removeStream(streamId, from: &session, reason: reason) }
+        for subscriberId in connection.subscriptions {
+            if !session.relayed { media.removeSubscriber(subscriberId: subscriberId) }
+            session.subscriptions[subscriberId] = nil
+        }
+        session.connections[connectionId] = nil
+        session.connectionOrder.removeAll { $0 == connectionId }
+        detached[connectionId] = nil
+        if let peer = connection.peer { peers[peer.id]?.connectionId = nil }
+        broadcast(.connectionDestroyed(connectionId: connectionId, reason: reason), in: session)
+        log.log(.info, "connection.destroyed", session: sessionId, connection: connectionId, ["reason": reason])
+        if session.connections.isEmpty, let archiveId = session.activeArchiveId {
+            // Nobody left to record: the archive stops (OpenTok stops it when the session empties).
+            stopArchive(archiveId, session: &session)
+        }
+    }
+
+    /// The connection lost its socket: keep it for the grace period and tell the others
+    /// its streams are interrupted (or destroy it at once when the grace is zero).
+    func detach(_ connectionId: String, in sessionId: String, why: String) {
+        guard configuration.reconnectGraceSeconds > 0 else {
+            destroyConnection(connectionId, in: sessionId, reason: "networkDisconnected")
+            return
+        }
+        guard var session = sessions.removeValue(forKey: sessionId) else { return }
+        defer { sessions[sessionId] = session }
+        guard session.connections[connectionId] != nil else { return }
+        session.connections[connectionId]!.peer = nil
+        session.connections[connectionId]!.graceDeadline = .now + .milliseconds(Int64(configuration.reconnectGraceSeconds * 1000))
+        detached[connectionId] = sessionId
+        for streamId in session.connections[connectionId]!.streams {
+            broadcast(.streamInterrupted(streamId: streamId), in: session, except: connectionId)
+        }
+        log.log(.warning, "connection.interrupted", session: sessionId, connection: connectionId,
+                ["why": why, "graceSeconds": String(configuration.reconnectGraceSeconds)])
+    }
+
+    // MARK: - Timer
+
+    /// Drops sockets silent for longer than the silence timeout and destroys connections
+    /// whose grace ended. Called by the router's timer a few times a second.
+    func tick() {
+        perform {
+            let now = ContinuousClock.now
+            let silence = Duration.milliseconds(Int64(configuration.silenceTimeoutSeconds * 1000))
+            for (key, state) in peers where now - state.lastHeard > silence {
+                peers[key] = nil
+                close(state.peer, code: 1001, reason: "silent for \(configuration.silenceTimeoutSeconds) s")
+                if let connectionId = state.connectionId {
+                    detach(connectionId, in: state.sessionId, why: "socket silent for \(configuration.silenceTimeoutSeconds) s")
+                }
+            }
+            for (connectionId, sessionId) in detached {
+                guard let deadline = sessions[sessionId]?.connections[connectionId]?.graceDeadline else {
+                    detached[connectionId] = nil
+                    continue
+                }
+                if deadline <= now { destroyConnection(connectionId, in: sessionId, reason: "networkDisconnected") }
+            }
+        }
+    }
+
+    // MARK: - Metrics
+
+    /// The gauges, counters and media totals.
+    func metrics() -> RouterMetrics {
+        var metrics = RouterMetrics()
+        perform {
+            metrics.sessions = sessions.count
+            for session in sessions.values {
+                if !session.connections.isEmpty { metrics.activeSessions += 1 }
+                metrics.connections += session.connections.count
+                metrics.streams += session.streams.count
+                metrics.subscribers += session.subscriptions.count
+            }
+        }
+        metrics.media = media.totals
+        counters.fill(&metrics)
+        return metrics
+    }
+}

@@ -1,0 +1,101 @@
+import OTNet
+import OTSignaling
+
+/// One client connection in a session (the router's view of an `OTConnection`).
+struct ConnectionRecord {
+    let id: String
+    let apiKey: String
+    let role: Role
+    let data: String?
+    let creationTime: Int64
+    let layoutClassList: [String]
+    /// Presented with `resumeConnectionId` to re-attach after a lost socket.
+    let resumeSecret: String
+    /// The socket, nil while the connection waits out its reconnection grace.
+    var peer: (any WebSocketPeer)?
+    /// When the grace ends (set while `peer` is nil).
+    var graceDeadline: ContinuousClock.Instant?
+    /// Its streams, in publish order.
+    var streams: [String] = []
+    /// Its subscriptions (subscriber ids).
+    var subscriptions: Set<String> = []
+
+    var wire: WireConnection { WireConnection(connectionId: id, creationTime: creationTime, data: data) }
+}
+
+/// One published stream.
+struct StreamRecord {
+    var wire: WireStream
+    /// Force-muted: the media plane forwards none of its audio.
+    var muted: Bool
+    var layoutClassList: [String]
+}
+
+/// One subscription: `connectionId` receives `streamId`.
+struct SubscriptionRecord {
+    let id: String
+    let streamId: String
+    let connectionId: String
+}
+
+/// How a session archives, from `POST /session/create`.
+enum ArchiveMode: String {
+    case manual
+    case always
+}
+
+/// One session and everything in it.
+struct SessionRecord {
+    let id: String
+    let apiKey: String
+    let relayed: Bool
+    let archiveMode: ArchiveMode
+    let archiveName: String?
+    let archiveResolution: String?
+    let createdAt: Int64
+    var connections: [String: ConnectionRecord] = [:]
+    /// Connection ids in join order.
+    var connectionOrder: [String] = []
+    var streams: [String: StreamRecord] = [:]
+    /// Stream ids in publish order.
+    var streamOrder: [String] = []
+    var subscriptions: [String: SubscriptionRecord] = [:]
+    /// The archive recording now, if any.
+    var activeArchiveId: String?
+    /// "Mute all" is active: streams published from now on start muted.
+    var muteAll = false
+    /// The streams the active "mute all" left alone.
+    var muteAllExcluded: Set<String> = []
+
+    /// Connections with an open socket, in join order.
+    var attached: [ConnectionRecord] { connectionOrder.compactMap { connections[$0] }.filter { $0.peer != nil } }
+}
+
+/// An archive. Honest about recording: no file is written yet, so it goes started →
+/// stopped and never claims a URL or a size.
+struct ArchiveRecord {
+    let id: String
+    let apiKey: String
+    let sessionId: String
+    let name: String?
+    let createdAt: Int64
+    let hasAudio: Bool
+    let hasVideo: Bool
+    let outputMode: String
+    let streamMode: String
+    let resolution: String
+    var status: String = "started"
+    var stoppedAt: Int64?
+
+    static let reason = "recording is not implemented in this router: no file is written"
+}
+
+/// A client's issue report, kept for a person to read.
+struct IssueRecord {
+    let id: String
+    let apiKey: String
+    let sessionId: String
+    let connectionId: String
+    let time: Int64
+    let report: IssueReport
+}

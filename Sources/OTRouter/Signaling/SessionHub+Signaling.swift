@@ -1,0 +1,316 @@
+import Foundation
+import OTNet
+import OTSignaling
+
+/// The signaling plane: one WebSocket per client on `/v1/session/{sessionId}/ws`, JSON
+/// messages per ``SignalingCodec``. Every request gets exactly one reply carrying its
+/// request id; events fan out to the other clients.
+///
+/// Error codes (OpenTok's numbers): 1004 refused token (then close; counted by reason;
+/// nobody hears of it), 1010 a request before `connect` or a refused resume (then close),
+/// 1011 a malformed message (counted; the connection stays) or an unknown target of a
+/// moderation request, 1027 session full, 1413 signal data over 8192 bytes, 1461 bad
+/// signal type, 1500 publish/subscribe not allowed by the role or no media leg, 1520/1540
+/// force disconnect/mute by a non-moderator, 1550 signal from publisheronly or to a
+/// connection not in the session, 1604 subscribe to an unknown stream, 1112/1113 unknown
+/// subscriber/stream of this connection. Signals to everyone reach the sender too (as
+/// OpenTok's do). A force-muted stream stays muted at the SFU until its publisher
+/// announces `hasAudio: true` (the user unmuting, which OpenTok allows) or a moderator
+/// disables mute-all. A resume re-checks the token except its expiry (the resume secret
+/// proves the client).
+extension SessionHub {
+    // MARK: - Socket lifecycle
+
+    func opened(_ peer: any WebSocketPeer, path: String) {
+        guard let sessionId = SignalingPath.sessionId(in: path) else {
+            perform { close(peer, code: 1008, reason: "not a signaling path: use /v1/session/{sessionId}/ws") }
+            return
+        }
+        perform { peers[peer.id] = PeerState(peer: peer, sessionId: sessionId, connectionId: nil, lastHeard: .now) }
+    }
+
+    func closed(_ peer: any WebSocketPeer) {
+        perform {
+            guard let state = peers.removeValue(forKey: peer.id), let connectionId = state.connectionId else { return }
+            if sessions[state.sessionId]?.connections[connectionId]?.peer?.id == peer.id {
+                detach(connectionId, in: state.sessionId, why: "socket closed")
+            }
+        }
+    }
+
+    func received(_ peer: any WebSocketPeer, text: String) {
+        perform {
+            guard var state = peers[peer.id] else { return }  // already dropped (silence, force disconnect)
+            state.lastHeard = .now
+            peers[peer.id] = state
+            let message: ClientMessage
+            let requestId: Int
+            do throws(SignalingDecodingError) {
+                (message, requestId) = try SignalingCodec.decodeClientMessage(text)
+            } catch {
+                counters.badMessage()
+                log.log(.warning, "message.malformed", session: state.sessionId, connection: state.connectionId,
+                        ["error": error.description])
+                send(.error(ErrorReply(code: 1011, message: error.description)), requestId: Self.requestId(in: text), to: peer)
+                return
+            }
+            guard let connectionId = state.connectionId else {
+                switch message {
+                case .connect(let request): connect(request, requestId: requestId, state: state)
+                case .ping: send(.pong, requestId: requestId, to: peer)
+                default: send(.error(ErrorReply(code: 1010, message: "not connected: send connect first")), requestId: requestId, to: peer)
+                }
+                return
+            }
+            handle(message, requestId: requestId, connectionId: connectionId, sessionId: state.sessionId, peer: peer)
+        }
+    }
+
+    /// The `requestId` of a message that did not decode, if it has a readable one.
+    static func requestId(in text: String) -> Int? {
+        guard text.utf8.count <= SignalingCodec.maximumMessageBytes,
+              let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return nil }
+        return object["requestId"] as? Int
+    }
+
+    // MARK: - Connect
+
+    private func refuseToken(_ reason: String, _ message: String, requestId: Int, state: PeerState) {
+        counters.badToken(reason)
+        log.log(.warning, "token.refused", session: state.sessionId, ["reason": reason, "remote": state.peer.remoteAddress])
+        send(.error(ErrorReply(code: 1004, message: message)), requestId: requestId, to: state.peer)
+        close(state.peer, code: 1008, reason: "authorization failure")
+        peers[state.peer.id] = nil
+    }
+
+    private func connect(_ request: ConnectRequest, requestId: Int, state: PeerState) {
+        guard let credentials = configuration.project(request.apiKey) else {
+            refuseToken("unknown_api_key", "the API key \(request.apiKey) is not served by this router", requestId: requestId, state: state)
+            return
+        }
+        let resuming = request.resumeConnectionId != nil
+        let grant: VerifiedToken
+        do throws(OTSignalingError) {
+            grant = try OpenTokToken.verify(request.token, credentials: credentials, sessionID: state.sessionId)
+        } catch {
+            // A resuming client proves itself with its resume secret; a token that expired
+            // during a long session must not stop it from coming back.
+            if resuming, case .expired(let expireTime, _) = error,
+               let again = try? OpenTokToken.verify(request.token, credentials: credentials, sessionID: state.sessionId,
+                                                    now: expireTime - 1) {
+                grant = again
+            } else {
+                refuseToken(TokenRejection.reason(error), "token refused: \(error.description)", requestId: requestId, state: state)
+                return
+            }
+        }
+        guard var session = sessionOrAdopt(state.sessionId, apiKey: credentials.apiKey).flatMap({ sessions.removeValue(forKey: $0.id) }) else {
+            refuseToken("wrong_api_key", "session \(state.sessionId) does not belong to API key \(credentials.apiKey)",
+                        requestId: requestId, state: state)
+            return
+        }
+        defer { sessions[session.id] = session }
+        if let resumeId = request.resumeConnectionId {
+            resume(resumeId, secret: request.resumeSecret ?? "", requestId: requestId, state: state, session: &session)
+            return
+        }
+        guard session.connections.count < configuration.maxConnectionsPerSession else {
+            send(.error(ErrorReply(code: 1027, message: "the session has \(configuration.maxConnectionsPerSession) connections, its limit")),
+                 requestId: requestId, to: state.peer)
+            close(state.peer, code: 1008, reason: "connection limit")
+            peers[state.peer.id] = nil
+            return
+        }
+        let connection = ConnectionRecord(id: Self.newID(), apiKey: credentials.apiKey, role: grant.role, data: grant.connectionData,
+                                          creationTime: Self.nowMilliseconds(), layoutClassList: grant.initialLayoutClassList,
+                                          resumeSecret: Self.randomSecret(), peer: state.peer)
+        let reply = connectedReply(for: connection, in: session)
+        session.connections[connection.id] = connection
+        session.connectionOrder.append(connection.id)
+        peers[state.peer.id]?.connectionId = connection.id
+        send(.connected(reply), requestId: requestId, to: state.peer)
+        broadcast(.connectionCreated(connection.wire), in: session, except: connection.id)
+        log.log(.info, "connection.created", session: session.id, connection: connection.id,
+                ["role": grant.role.rawValue, "tokenFormat": grant.format.rawValue, "remote": state.peer.remoteAddress])
+        if session.archiveMode == .always, session.activeArchiveId == nil {
+            _ = beginArchive(in: &session, ArchiveRequest(sessionId: session.id, name: session.archiveName,
+                                                          resolution: session.archiveResolution))
+        }
+    }
+
+    private func connectedReply(for connection: ConnectionRecord, in session: SessionRecord, ownStreams: Bool = false) -> ConnectedReply {
+        let others = session.connectionOrder.filter { $0 != connection.id }.compactMap { session.connections[$0]?.wire }
+        let streams = session.streamOrder.compactMap { session.streams[$0]?.wire }
+            .filter { ownStreams || $0.connectionId != connection.id }
+        let archive = session.activeArchiveId.flatMap { archives[$0] }.map { WireArchive(id: $0.id, name: $0.name ?? "") }
+        return ConnectedReply(connection: connection.wire, capabilities: WireCapabilities(role: connection.role), connections: others,
+                              streams: streams, archive: archive, forceMuteAll: session.muteAll, resumeSecret: connection.resumeSecret,
+                              reconnectGraceMilliseconds: Int(configuration.reconnectGraceSeconds * 1000), relayed: session.relayed)
+    }
+
+    /// Re-attaches a connection to a new socket: the others see `streamResumed` for its
+    /// streams and nothing else. Unknown id or wrong secret → 1010 and close.
+    private func resume(_ connectionId: String, secret: String, requestId: Int, state: PeerState, session: inout SessionRecord) {
+        guard let connection = session.connections[connectionId],
+              Self.constantTimeEqual(Array(connection.resumeSecret.utf8), Array(secret.utf8)) else {
+            send(.error(ErrorReply(code: 1010, message: "connection \(connectionId) cannot be resumed: unknown, wrong secret, or its grace period ended")),
+                 requestId: requestId, to: state.peer)
+            close(state.peer, code: 1008, reason: "resume refused")
+            peers[state.peer.id] = nil
+            return
+        }
+        let wasInterrupted = connection.peer == nil
+        if let old = connection.peer {  // the old socket is not known dead yet: replace it quietly
+            peers[old.id] = nil
+            close(old, code: 1000, reason: "replaced by a resumed socket")
+        }
+        session.connections[connectionId]!.peer = state.peer
+        session.connections[connectionId]!.graceDeadline = nil
+        detached[connectionId] = nil
+        peers[state.peer.id]?.connectionId = connectionId
+        send(.connected(connectedReply(for: session.connections[connectionId]!, in: session, ownStreams: true)),
+             requestId: requestId, to: state.peer)
+        if wasInterrupted {
+            for streamId in connection.streams { broadcast(.streamResumed(streamId: streamId), in: session, except: connectionId) }
+        }
+        log.log(.info, "connection.resumed", session: session.id, connection: connectionId)
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in 0..<a.count { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+
+    // MARK: - Requests of a connected client
+
+    private func handle(_ message: ClientMessage, requestId: Int, connectionId: String, sessionId: String, peer: any WebSocketPeer) {
+        guard var session = sessions.removeValue(forKey: sessionId) else { return }
+        defer { sessions[sessionId] = session }
+        guard let me = session.connections[connectionId] else { return }
+        func reply(_ message: ServerMessage) { send(message, requestId: requestId, to: peer) }
+        func fail(_ code: Int, _ text: String) { reply(.error(ErrorReply(code: code, message: text))) }
+
+        switch message {
+        case .connect:
+            fail(1011, "already connected as \(connectionId)")
+        case .ping:
+            reply(.pong)
+        case .publish(let request):
+            guard me.role.canPublish else { return fail(1500, "unable to publish: the token's role \(me.role.rawValue) cannot publish") }
+            publish(request, me: me, session: &session, reply: reply, fail: fail)
+        case .unpublish(let streamId):
+            guard me.streams.contains(streamId) else { return fail(1113, "stream \(streamId) is not published by this connection") }
+            removeStream(streamId, from: &session, reason: "unpublished")
+            reply(.ok)
+        case .subscribe(let request):
+            guard me.role.canSubscribe else { return fail(1500, "unable to subscribe: the token's role \(me.role.rawValue) cannot subscribe") }
+            guard session.streams[request.streamId] != nil else { return fail(1604, "stream \(request.streamId) is not in the session") }
+            subscribe(request, me: me, session: &session, reply: reply, fail: fail)
+        case .unsubscribe(let subscriberId):
+            guard me.subscriptions.contains(subscriberId) else { return fail(1112, "subscriber \(subscriberId) is not this connection's") }
+            session.subscriptions[subscriberId] = nil
+            session.connections[connectionId]!.subscriptions.remove(subscriberId)
+            if !session.relayed { media.removeSubscriber(subscriberId: subscriberId) }
+            reply(.ok)
+        case .signal(let request):
+            guard me.role.canSignal else { return fail(1550, "unable to send signal: the token's role publisheronly cannot signal") }
+            if let violation = SignalLimits.check(type: request.type, data: request.data) { return fail(violation.code, violation.message) }
+            guard deliverSignal(type: request.type, data: request.data, from: connectionId, to: request.to, in: session) else {
+                return fail(1550, "unable to send signal: connection \(request.to ?? "") is not in the session")
+            }
+            reply(.ok)
+        case .streamChanged(let change):
+            guard me.streams.contains(change.streamId) else { return fail(1113, "stream \(change.streamId) is not published by this connection") }
+            if let audio = change.hasAudio {
+                session.streams[change.streamId]!.wire.hasAudio = audio
+                // The publisher turning its audio back on is the user unmuting, which OpenTok allows.
+                if audio, session.streams[change.streamId]!.muted {
+                    session.streams[change.streamId]!.muted = false
+                    if !session.relayed { media.setAudioMuted(streamId: change.streamId, false) }
+                }
+            }
+            if let video = change.hasVideo { session.streams[change.streamId]!.wire.hasVideo = video }
+            broadcast(.streamChanged(change), in: session, except: connectionId)
+            reply(.ok)
+        case .forceMuteAll(let excluded):
+            guard me.role.canModerate else { return fail(1540, "unable to force mute: only a moderator token may") }
+            muteAll(excluding: excluded, in: &session)
+            reply(.ok)
+        case .forceMuteStream(let streamId):
+            guard me.role.canModerate else { return fail(1540, "unable to force mute: only a moderator token may") }
+            guard muteStream(streamId, in: &session) else { return fail(1011, "stream \(streamId) is not in the session") }
+            reply(.ok)
+        case .disableForceMute:
+            guard me.role.canModerate else { return fail(1540, "unable to force mute: only a moderator token may") }
+            disableMute(in: &session)
+            reply(.ok)
+        case .forceDisconnect(let target):
+            guard me.role.canModerate else { return fail(1520, "unable to force disconnect: only a moderator token may") }
+            guard session.connections[target] != nil else { return fail(1011, "connection \(target) is not in the session") }
+            reply(.ok)
+            sessions[sessionId] = session
+            _ = forceDisconnect(target, in: sessionId)
+            session = sessions.removeValue(forKey: sessionId)!
+        case .reportIssue(let report):
+            let issue = IssueRecord(id: Self.newID(), apiKey: me.apiKey, sessionId: sessionId, connectionId: connectionId,
+                                    time: Self.nowMilliseconds(), report: report)
+            issues[issue.id] = issue
+            issueOrder.append(issue.id)
+            if issueOrder.count > Self.issueCapacity { issues[issueOrder.removeFirst()] = nil }
+            log.log(.info, "issue.reported", session: sessionId, connection: connectionId, ["issue": issue.id])
+            reply(.issueReported(issueId: issue.id))
+        case .disconnect:
+            reply(.ok)
+            peers[peer.id] = nil
+            close(peer, code: 1000, reason: "disconnected")
+            sessions[sessionId] = session
+            destroyConnection(connectionId, in: sessionId, reason: "clientDisconnected")
+            session = sessions.removeValue(forKey: sessionId)!
+        }
+    }
+
+    private func publish(_ request: PublishRequest, me: ConnectionRecord, session: inout SessionRecord,
+                         reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
+        let streamId = Self.newID()
+        var leg: WireMediaLeg?
+        if !session.relayed {
+            do {
+                leg = try media.addPublisher(streamId: streamId, audio: request.audioTrack, video: request.videoTrack)
+            } catch {
+                log.log(.error, "media.publisherFailed", session: session.id, connection: me.id, ["error": "\(error)"])
+                return fail(1500, "unable to publish: the media router could not open a leg (\(error))")
+            }
+        }
+        let muted = session.muteAll
+        if muted, !session.relayed { media.setAudioMuted(streamId: streamId, true) }
+        let wire = WireStream(streamId: streamId, connectionId: me.id, name: request.name, hasAudio: request.hasAudio,
+                              hasVideo: request.hasVideo, videoWidth: request.videoWidth, videoHeight: request.videoHeight,
+                              videoType: request.videoType, creationTime: Self.nowMilliseconds())
+        session.streams[streamId] = StreamRecord(wire: wire, muted: muted, layoutClassList: me.layoutClassList)
+        session.streamOrder.append(streamId)
+        session.connections[me.id]!.streams.append(streamId)
+        reply(.published(PublishedReply(stream: wire, media: leg, muted: muted)))
+        broadcast(.streamCreated(wire), in: session, except: me.id)
+        log.log(.info, "stream.created", session: session.id, connection: me.id, ["stream": streamId, "muted": String(muted)])
+    }
+
+    private func subscribe(_ request: SubscribeRequest, me: ConnectionRecord, session: inout SessionRecord,
+                           reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
+        let subscriberId = Self.newID()
+        var leg: WireMediaLeg?
+        if !session.relayed {
+            do {
+                leg = try media.addSubscriber(subscriberId: subscriberId, streamId: request.streamId,
+                                              audio: request.subscribeToAudio, video: request.subscribeToVideo)
+            } catch {
+                log.log(.error, "media.subscriberFailed", session: session.id, connection: me.id, ["error": "\(error)"])
+                return fail(1604, "unable to subscribe: the media router could not open a leg (\(error))")
+            }
+        }
+        session.subscriptions[subscriberId] = SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id)
+        session.connections[me.id]!.subscriptions.insert(subscriberId)
+        reply(.subscribed(SubscribedReply(subscriberId: subscriberId, streamId: request.streamId, media: leg)))
+    }
+}

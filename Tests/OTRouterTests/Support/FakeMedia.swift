@@ -1,0 +1,66 @@
+import OTMedia
+import OTRouter
+import OTSignaling
+import Synchronization
+
+/// A MediaForwarding test double for the signaling plane's tests: returns fixed legs and
+/// records what the router asked for (the real SFU has its own tests).
+final class FakeMedia: MediaForwarding {
+    struct Calls {
+        var publishers: Set<String> = []
+        var subscribers: [String: String] = [:]  // subscriber id → stream id
+        var muted: Set<String> = []
+        var log: [String] = []
+    }
+
+    let calls = Mutex(Calls())
+    private let nextPort = Atomic<Int>(40000)
+
+    func addPublisher(streamId: String, audio: Bool, video: Bool) throws(MediaError) -> WireMediaLeg {
+        calls.withLock { $0.publishers.insert(streamId); $0.log.append("addPublisher \(streamId)") }
+        return leg(audio: audio, video: video)
+    }
+
+    func removePublisher(streamId: String) {
+        calls.withLock { calls in
+            calls.publishers.remove(streamId)
+            calls.subscribers = calls.subscribers.filter { $0.value != streamId }
+            calls.muted.remove(streamId)
+            calls.log.append("removePublisher \(streamId)")
+        }
+    }
+
+    func addSubscriber(subscriberId: String, streamId: String, audio: Bool, video: Bool) throws(MediaError) -> WireMediaLeg {
+        calls.withLock { $0.subscribers[subscriberId] = streamId; $0.log.append("addSubscriber \(subscriberId)") }
+        return leg(audio: audio, video: video)
+    }
+
+    func removeSubscriber(subscriberId: String) {
+        calls.withLock { $0.subscribers[subscriberId] = nil; $0.log.append("removeSubscriber \(subscriberId)") }
+    }
+
+    func setAudioMuted(streamId: String, _ muted: Bool) {
+        calls.withLock { if muted { $0.muted.insert(streamId) } else { $0.muted.remove(streamId) } }
+    }
+
+    var totals: ForwardingCounters {
+        var counters = ForwardingCounters()
+        counters.packetsIn = 11
+        counters.packetsOut = 22
+        counters.packetsDropped = 3
+        counters.mutedAudioDropped = 4
+        counters.badPackets = 5
+        return counters
+    }
+
+    func counters(streamId: String) -> ForwardingCounters? { nil }
+
+    private func leg(audio: Bool, video: Bool) -> WireMediaLeg {
+        WireMediaLeg(host: "127.0.0.1", port: nextPort.add(1, ordering: .relaxed).newValue, profile: "AEAD_AES_128_GCM",
+                     clientKey: "Y2xpZW50", routerKey: "cm91dGVy", audioSSRC: audio ? 1111 : nil, videoSSRC: video ? 2222 : nil)
+    }
+
+    var muted: Set<String> { calls.withLock { $0.muted } }
+    var publishers: Set<String> { calls.withLock { $0.publishers } }
+    var subscribers: [String: String] { calls.withLock { $0.subscribers } }
+}
