@@ -1,0 +1,323 @@
+import Foundation
+import OTMedia
+import OTNet
+import OTRouter
+import OTSignaling
+import Testing
+@testable import OTKit
+
+/// OTKit sessions against the real router in this process (WebSocket signaling on
+/// libwebsockets, the SFU forwarding SRTP): connect, publish a custom-capturer test
+/// pattern with the tone, subscribe from another session, read the stamped frame
+/// numbers from the decoded pictures, signal both ways, leave; each session's delegate
+/// calls are asserted exactly and in order.
+@Suite(.serialized)
+struct SessionEndToEndTests {
+    static let project = ProjectCredentials(apiKey: "4711", apiSecret: "0123456789abcdef0123456789abcdef01234567")
+
+    private func startRouter(grace: Double = 30, silence: Double = 5) throws -> Router {
+        var configuration = RouterConfiguration()
+        configuration.projects = [Self.project]
+        configuration.logLevel = .error
+        configuration.reconnectGraceSeconds = grace
+        configuration.silenceTimeoutSeconds = silence
+        return try Router(configuration: configuration)
+    }
+
+    private func makeSession(_ router: Router, _ sessionId: String, _ recorder: DelegateRecorder, via url: String? = nil,
+                             heartbeatTimeout: Double = 3, media: MediaProxies? = nil) throws -> OTSession {
+        var settings = OTSessionSettings()
+        settings.routerURL = url ?? router.baseURL
+        settings.heartbeatTimeout = heartbeatTimeout
+        if let media { settings.mediaAddressRewrite = { host, port in media.route(host, port) } }
+        let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
+        session.apiQueue = recorder.queue
+        return session
+    }
+
+    private func token(_ sessionId: String, _ role: Role, data: String? = nil) throws -> String {
+        try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project, role: role, connectionData: data)
+    }
+
+    @Test func publishSubscribeSignalAndLeave() throws { try AudioDeviceTestLock.run { try publishSubscribeSignalAndLeaveBody() } }
+
+    private func publishSubscribeSignalAndLeaveBody() throws {
+        // One custom audio device for the process (as an app would install): it captures a
+        // 660 Hz tone for A's publisher and renders B's subscriber.
+        let device = ToneLoopDevice(frequency: 660)
+        OTAudioDeviceManager.setAudioDevice(device)
+        defer { OTAudioDeviceManager.setAudioDevice(nil) }
+        let router = try startRouter()
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+
+        // A connects and publishes the test pattern (custom capturer) with the default audio.
+        let a = DelegateRecorder()
+        let sessionA = try makeSession(router, sessionId, a)
+        try sessionA.connect(withToken: try token(sessionId, .publisher, data: "name=A"))
+        #expect(a.wait { $0.contains("didConnect") })
+        let idA = try #require(sessionA.connection?.connectionId)
+        #expect(sessionA.connection?.data == "name=A")
+        #expect(sessionA.capabilities?.canPublish == true)
+        let capturer = TestPatternCapturer(width: 320, height: 240, fps: 30)
+        let publisherSettings = OTPublisherKitSettings()
+        publisherSettings.name = "pattern"
+        publisherSettings.videoCapture = capturer
+        let publisher = OTPublisherKit(delegate: a, settings: publisherSettings)
+        try sessionA.publish(publisher)
+        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
+        let streamId = try #require(publisher.stream?.streamId)
+
+        // B connects: A's connection and stream are announced after didConnect.
+        let b = DelegateRecorder()
+        let sessionB = try makeSession(router, sessionId, b)
+        try sessionB.connect(withToken: try token(sessionId, .subscriber))
+        #expect(b.wait { $0.count >= 3 })
+        #expect(b.calls == ["didConnect", "connectionCreated \(idA)", "streamCreated \(streamId)"])
+        let idB = try #require(sessionB.connection?.connectionId)
+        #expect(a.wait { $0.contains("connectionCreated \(idB)") })
+        #expect(sessionB.capabilities?.canPublish == false)
+        let stream = try #require(sessionB.streams[streamId])
+        #expect(stream.name == "pattern" && stream.hasVideo && stream.videoDimensions == OTVideoDimensions(width: 320, height: 240))
+
+        // B subscribes; the decoded pictures carry increasing frame numbers.
+        let subscriber = OTSubscriber(stream: stream, delegate: b)
+        let render = FrameNumberRender()
+        subscriber.videoRender = render
+        try sessionB.subscribe(subscriber)
+        #expect(b.wait { $0.contains("subscriber connected") })
+        #expect(b.wait(20) { _ in render.seen.count >= 30 })
+        let numbers = render.seen
+        #expect(numbers.count >= 30)
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers increase")
+        // The tone A's device captured is what B's device plays.
+        #expect(b.wait(20) { _ in device.renderedSamples.count >= 48_000 * 2 })
+        let played = Array(device.renderedSamples.suffix(48_000))
+        #expect(AudioAnalysis.rms(played) > 1000, "sound, not silence")
+        #expect(abs((AudioAnalysis.dominantFrequency(samples: played, sampleRate: 48_000) ?? 0) - 660) < 2)
+
+        // Signals: B to everyone, A to B only.
+        try sessionB.signal(type: "chat", string: "hello")
+        #expect(a.wait { $0.contains("signal chat from \(idB): hello") })
+        try sessionA.signal(type: "direct", string: "only-b", connection: OTConnection(connectionId: idB, creationTime: Date(), data: nil))
+        #expect(b.wait { $0.contains("signal direct from \(idA): only-b") })
+
+        // B leaves, then A.
+        sessionB.disconnect()
+        #expect(b.wait { $0.last == "didDisconnect" })
+        #expect(a.wait { $0.contains("connectionDestroyed \(idB)") })
+        try sessionA.unpublish(publisher)
+        #expect(a.wait { $0.contains("publisher streamDestroyed \(streamId)") })
+        sessionA.disconnect()
+        #expect(a.wait { $0.last == "didDisconnect" })
+
+        #expect(a.calls == ["didConnect", "publisher streamCreated \(streamId)", "connectionCreated \(idB)",
+                            "signal chat from \(idB): hello", "connectionDestroyed \(idB)",
+                            "publisher streamDestroyed \(streamId)", "didDisconnect"])
+        #expect(b.calls == ["didConnect", "connectionCreated \(idA)", "streamCreated \(streamId)", "subscriber connected",
+                            "signal chat from \(idB): hello", "signal direct from \(idA): only-b", "didDisconnect"])
+    }
+
+    @Test func badTokenIs1004AndNoConnection() throws { try AudioDeviceTestLock.run { try badTokenIs1004AndNoConnectionBody() } }
+
+    private func badTokenIs1004AndNoConnectionBody() throws {
+        let router = try startRouter()
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let forged = ProjectCredentials(apiKey: Self.project.apiKey, apiSecret: "ffffffffffffffffffffffffffffffffffffffff")
+        let recorder = DelegateRecorder()
+        let session = try makeSession(router, sessionId, recorder)
+        try session.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: forged))
+        #expect(recorder.wait { !$0.isEmpty })
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(recorder.calls == ["didFail 1004"])
+        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.connection == nil)
+    }
+
+    @Test func moderatorMutesAndDisconnectsOthersDoNot() throws { try AudioDeviceTestLock.run { try moderatorMutesAndDisconnectsOthersDoNotBody() } }
+
+    private func moderatorMutesAndDisconnectsOthersDoNotBody() throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let router = try startRouter()
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let a = DelegateRecorder()
+        let sessionA = try makeSession(router, sessionId, a)
+        try sessionA.connect(withToken: try token(sessionId, .publisher))
+        #expect(a.wait { $0.contains("didConnect") })
+        let idA = try #require(sessionA.connection?.connectionId)
+        let settings = OTPublisherKitSettings()
+        settings.videoTrack = false
+        let publisher = OTPublisherKit(delegate: a, settings: settings)
+        try sessionA.publish(publisher)
+        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
+        let streamId = try #require(publisher.stream?.streamId)
+
+        let m = DelegateRecorder()
+        let moderator = try makeSession(router, sessionId, m)
+        try moderator.connect(withToken: try token(sessionId, .moderator))
+        #expect(m.wait { $0.contains("streamCreated \(streamId)") })
+        #expect(moderator.capabilities?.canForceMute == true && moderator.capabilities?.canForceDisconnect == true)
+        do { try sessionA.forceMuteAll(); Issue.record("publisher muted all") } catch { #expect(error.code == 1540) }
+        do { try sessionA.forceDisconnect(OTConnection(connectionId: "x", creationTime: Date(), data: nil)); Issue.record("publisher disconnected") } catch {
+            #expect(error.code == 1520)
+        }
+
+        let stream = try #require(moderator.streams[streamId])
+        try moderator.forceMuteStream(stream)
+        #expect(a.wait { $0.contains("publisher muteForced") })
+        #expect(!publisher.publishAudio)
+        #expect(m.wait { _ in stream.hasAudio == false }, "the mute is announced as a hasAudio change")
+        // The audio stops at the encoder: no packets leave, the dropped-frames counter grows.
+        Thread.sleep(forTimeInterval: 0.2)
+        let sentBefore = publisher.counters?.audio.packets
+        let droppedBefore = publisher.counters?.droppedAudio ?? 0
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(publisher.counters?.audio.packets == sentBefore)
+        #expect((publisher.counters?.droppedAudio ?? 0) > droppedBefore)
+
+        try moderator.forceMuteAll()
+        #expect(a.wait { $0.contains("muteForced true") })
+        try moderator.disableForceMute()
+        #expect(a.wait { $0.contains("muteForced false") })
+
+        try moderator.forceDisconnect(try #require(sessionA.connection))
+        #expect(a.wait { $0.last == "didDisconnect" })
+        #expect(m.wait { $0.contains("connectionDestroyed \(idA)") })
+        #expect(m.calls.contains("streamDestroyed \(streamId)"))
+        #expect(sessionA.sessionConnectionStatus == .notConnected)
+        moderator.disconnect()
+        #expect(m.wait { $0.last == "didDisconnect" })
+    }
+
+    @Test func cutPathReconnectsDeliversQueuedSignalsOnceAndResumesMedia() throws { try AudioDeviceTestLock.run { try cutPathReconnectsDeliversQueuedSignalsOnceAndResumesMediaBody() } }
+
+    private func cutPathReconnectsDeliversQueuedSignalsOnceAndResumesMediaBody() throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let router = try startRouter(grace: 20, silence: 1.5)
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let relay = try TCPRelay(target: "127.0.0.1:\(router.port)")
+        defer { relay.stop() }
+
+        // A's signaling goes through a TCP relay and its media through impairment proxies:
+        // both can black-hole A's network path.
+        let proxies = MediaProxies()
+        defer { proxies.stop() }
+        let a = DelegateRecorder()
+        let sessionA = try makeSession(router, sessionId, a, via: "http://127.0.0.1:\(relay.port)", heartbeatTimeout: 1.5, media: proxies)
+        try sessionA.connect(withToken: try token(sessionId, .publisher))
+        #expect(a.wait { $0.contains("didConnect") })
+        let idA = try #require(sessionA.connection?.connectionId)
+        let capturer = TestPatternCapturer(width: 160, height: 120, fps: 30)
+        let publisherSettings = OTPublisherKitSettings()
+        publisherSettings.videoCapture = capturer
+        let publisher = OTPublisherKit(delegate: a, settings: publisherSettings)
+        try sessionA.publish(publisher)
+        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
+        let streamId = try #require(publisher.stream?.streamId)
+
+        let b = DelegateRecorder()
+        let sessionB = try makeSession(router, sessionId, b)
+        try sessionB.connect(withToken: try token(sessionId, .subscriber))
+        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let idB = try #require(sessionB.connection?.connectionId)
+        let subscriber = OTSubscriber(stream: try #require(sessionB.streams[streamId]), delegate: b)
+        let render = FrameNumberRender()
+        subscriber.videoRender = render
+        try sessionB.subscribe(subscriber)
+        #expect(b.wait(20) { _ in render.seen.count >= 10 })
+
+        #expect(proxies.count == 1, "the publisher's media leg goes through a proxy")
+        relay.setBlackhole(true)
+        proxies.setBlackhole(true)
+        let cutAt = Date()
+        #expect(a.wait { $0.contains("didBeginReconnecting") })
+        #expect(sessionA.sessionConnectionStatus == .reconnecting)
+        try sessionA.signal(type: "gap", string: "once")
+        do { try sessionA.signal(type: "gap", string: "never", retryAfterReconnect: false); Issue.record("sent") } catch {
+            #expect(error.code == 1550)
+        }
+        #expect(b.wait { $0.contains("subscriber disconnected") }, "the router reports A's stream interrupted")
+        let framesInCut = render.seen.count
+        Thread.sleep(forTimeInterval: max(0, 5 - Date().timeIntervalSince(cutAt)))  // a 5 s cut
+        #expect(render.seen.count <= framesInCut + 2, "no media through the cut")
+        relay.setBlackhole(false)
+        proxies.setBlackhole(false)
+        #expect(a.wait(20) { $0.contains("didReconnect") })
+        #expect(sessionA.connection?.connectionId == idA)
+        #expect(b.wait { $0.contains("signal gap from \(idA): once") })
+        #expect(b.wait { $0.contains("subscriber reconnected") })
+        let seenBefore = render.seen.count
+        #expect(b.wait(20) { _ in render.seen.count >= seenBefore + 10 }, "media resumes")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(b.calls.filter { $0.hasPrefix("signal gap") } == ["signal gap from \(idA): once"])
+        #expect(!b.calls.contains { $0.hasPrefix("streamDestroyed") || $0.hasPrefix("connectionDestroyed") })
+        #expect(a.calls.filter { !$0.hasPrefix("signal") } == ["didConnect", "publisher streamCreated \(streamId)",
+                                                                 "connectionCreated \(idB)", "didBeginReconnecting", "didReconnect"])
+        sessionA.disconnect()
+        sessionB.disconnect()
+        #expect(a.wait { $0.last == "didDisconnect" })
+        #expect(b.wait { $0.last == "didDisconnect" })
+    }
+
+    /// A cut longer than the grace period: A fails with 1022 then disconnects; the others
+    /// see A's stream and connection destroyed (networkDisconnected).
+    @Test func cutLongerThanTheGraceEndsTheSession() throws { try AudioDeviceTestLock.run { try cutLongerThanTheGraceEndsTheSessionBody() } }
+
+    private func cutLongerThanTheGraceEndsTheSessionBody() throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let router = try startRouter(grace: 3, silence: 1)
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let relay = try TCPRelay(target: "127.0.0.1:\(router.port)")
+        defer { relay.stop() }
+        let proxies = MediaProxies()
+        defer { proxies.stop() }
+        let a = DelegateRecorder()
+        let sessionA = try makeSession(router, sessionId, a, via: "http://127.0.0.1:\(relay.port)", heartbeatTimeout: 1, media: proxies)
+        try sessionA.connect(withToken: try token(sessionId, .publisher))
+        #expect(a.wait { $0.contains("didConnect") })
+        let idA = try #require(sessionA.connection?.connectionId)
+        let settings = OTPublisherKitSettings()
+        settings.videoTrack = false
+        let publisher = OTPublisherKit(delegate: a, settings: settings)
+        try sessionA.publish(publisher)
+        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
+        let streamId = try #require(publisher.stream?.streamId)
+
+        let b = DelegateRecorder()
+        let sessionB = try makeSession(router, sessionId, b)
+        try sessionB.connect(withToken: try token(sessionId, .subscriber))
+        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+
+        relay.setBlackhole(true)
+        proxies.setBlackhole(true)
+        #expect(a.wait(30) { $0.last == "didDisconnect" })
+        let idB = try #require(sessionB.connection?.connectionId)
+        #expect(a.calls == ["didConnect", "publisher streamCreated \(streamId)", "connectionCreated \(idB)", "didBeginReconnecting", "didFail 1022",
+                            "publisher streamDestroyed \(streamId)", "didDisconnect"])
+        #expect(b.wait(30) { $0.contains("connectionDestroyed \(idA)") })
+        #expect(b.calls.suffix(2) == ["streamDestroyed \(streamId)", "connectionDestroyed \(idA)"])
+        sessionB.disconnect()
+        #expect(b.wait { $0.last == "didDisconnect" })
+    }
+}
+
+/// Impairment proxies in front of the router's media legs (via mediaAddressRewrite).
+final class MediaProxies: @unchecked Sendable {
+    private let lock = NSLock()
+    private var proxies: [ImpairmentProxy] = []
+
+    func route(_ host: String, _ port: Int) -> (String, Int) {
+        guard let target = SocketAddress(ipv4: host, port: UInt16(port)),
+              let proxy = try? ImpairmentProxy(target: target) else { return (host, port) }
+        lock.withLock { proxies.append(proxy) }
+        return ("127.0.0.1", Int(proxy.listenAddress.port))
+    }
+
+    var count: Int { lock.withLock { proxies.count } }
+    func setBlackhole(_ on: Bool) { for proxy in lock.withLock({ proxies }) { proxy.setBlackhole(on) } }
+    func stop() { for proxy in lock.withLock({ proxies }) { proxy.stop() } }
+}
