@@ -303,6 +303,37 @@ struct SessionEndToEndTests {
         sessionB.disconnect()
         #expect(b.wait { $0.last == "didDisconnect" })
     }
+
+    /// reportIssue returns the id the router stored the report under, with the client's
+    /// stats and logs (read back over the REST API).
+    @Test func reportIssueIsStoredWithStatsAndLogs() throws { try AudioDeviceTestLock.run { try reportIssueBody() } }
+
+    private func reportIssueBody() throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let router = try startRouter()
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let a = DelegateRecorder()
+        let session = try makeSession(router, sessionId, a)
+        try session.connect(withToken: try token(sessionId, .publisher))
+        #expect(a.wait { $0.contains("didConnect") })
+        let settings = OTPublisherKitSettings()
+        settings.videoTrack = false
+        let publisher = OTPublisherKit(delegate: a, settings: settings)
+        try session.publish(publisher)
+        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
+        Thread.sleep(forTimeInterval: 0.5)
+
+        let issueId = try session.reportIssue()
+        let response = try HTTPClient.request("GET", router.baseURL + "/v2/project/\(Self.project.apiKey)/issues/\(issueId)",
+                                              headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: Self.project)])
+        #expect(response.status == 200)
+        let body = String(decoding: response.body, as: UTF8.self)
+        #expect(body.contains("publisher.audio.packetsSent="))
+        #expect(body.contains("connected as"), "the client's log lines")
+        session.disconnect()
+        #expect(a.wait { $0.last == "didDisconnect" })
+    }
 }
 
 /// Impairment proxies in front of the router's media legs (via mediaAddressRewrite).

@@ -55,21 +55,39 @@ extension OTSession {
     }
 
     /// Stores a report of this client's recent stats and logs with the router and
-    /// returns its id (`reportIssue:`). The id is made here (a UUID) and sent with the
-    /// report, so it is known at once; the router stores the report under it. Throws
-    /// 1010 when not connected. Cost: one message of a few KB.
+    /// returns the id it is stored under (`reportIssue:`). Blocks the caller for one
+    /// round trip to the router (at most 5 s), like OpenTok's synchronous call; the
+    /// `async` variant does not block. The report carries a client-made id (a UUID) that
+    /// a router may store it under; the id returned is the one the router confirms.
+    /// Throws 1010 when not connected, 1021 when the router does not confirm in time, or
+    /// the router's refusal.
     public func reportIssue() throws(OTError) -> String {
         guard sessionConnectionStatus == .connected else { throw OTError(.notConnected, "reportIssue needs a connected session") }
         let issueId = UUID().uuidString.lowercased()
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Box<Result<String, OTError>?>(nil)
+        let outcomeLock = NSLock()
         work.async {
             let report = IssueReport(description: "", stats: self.statsLines(), logs: self.log.lines(), issueId: issueId)
-            self.channel?.request(.reportIssue(report)) { reply in
-                if case .issueReported(let stored) = reply, stored != issueId {
-                    self.log.add("router stored the issue as \(stored), not \(issueId)")
+            let sent = self.channel?.request(.reportIssue(report), answerOnClose: true) { reply in
+                let result: Result<String, OTError>
+                switch reply {
+                case .issueReported(let stored): result = .success(stored)
+                case .error(let error): result = .failure(OTError(sessionCode: error.code, error.message))
+                default: result = .failure(OTError(OTSessionErrorCode.internalError, "unexpected reply to reportIssue"))
                 }
+                outcomeLock.withLock { outcome.value = result }
+                done.signal()
+            } ?? false
+            if !sent {
+                outcomeLock.withLock { outcome.value = .failure(OTError(.notConnected, "the session is not connected")) }
+                done.signal()
             }
         }
-        return issueId
+        guard done.wait(timeout: .now() + 5) == .success, let result = outcomeLock.withLock({ outcome.value }) else {
+            throw OTError(.connectionTimeout, "the router did not confirm the issue report within 5 s")
+        }
+        return try result.get()
     }
 
     /// The publisher's and subscribers' counters as `name=value` lines.
