@@ -44,7 +44,7 @@ final class DelegateRecorder: OTSessionDelegate, OTPublisherKitDelegate, OTSubsc
     func session(_ session: OTSession, receivedSignalType type: String?, from connection: OTConnection?, with string: String?) {
         record("signal \(type ?? "nil") from \(connection?.connectionId ?? "nil"): \(string ?? "nil")")
     }
-    func session(_ session: OTSession, archiveStartedWithId archiveId: String, name: String?) { record("archiveStarted \(archiveId)") }
+    func session(_ session: OTSession, archiveStartedWithId archiveId: String, name: String?) { record("archiveStarted \(archiveId) name=\(name ?? "nil")") }
     func session(_ session: OTSession, archiveStoppedWithId archiveId: String) { record("archiveStopped \(archiveId)") }
     func sessionDidBeginReconnecting(_ session: OTSession) { record("didBeginReconnecting") }
     func sessionDidReconnect(_ session: OTSession) { record("didReconnect") }

@@ -1,0 +1,34 @@
+import Foundation
+import OTNet
+import OTRouter
+import OTSignaling
+
+/// The router's REST API and `/metrics` over OTNet's blocking HTTPClient, authenticated
+/// with a `ProjectJWT` as a server SDK would be.
+struct RouterREST {
+    let router: Router
+    let project: ProjectCredentials
+
+    /// POSTs `json` to `/v2/project/{apiKey}/<path>`; returns the status and the body parsed
+    /// as a JSON object (empty when the body is empty or not an object).
+    func post(_ path: String, _ json: [String: Any] = [:]) throws -> (status: Int, body: [String: Any]) {
+        let body = try JSONSerialization.data(withJSONObject: json)
+        let response = try HTTPClient.request("POST", router.baseURL + "/v2/project/\(project.apiKey)/" + path,
+                                              headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: project),
+                                                        "Content-Type": "application/json"],
+                                              body: Array(body))
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        return (response.status, object ?? [:])
+    }
+
+    /// The samples of `GET /metrics`, keyed by name with labels (`otkit_bad_tokens_total{reason="expired"}`).
+    func metrics() throws -> [String: Double] {
+        let response = try HTTPClient.request("GET", router.baseURL + "/metrics")
+        var samples: [String: Double] = [:]
+        for line in String(decoding: response.body, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import OTKit
+
+/// One client of a scenario: its session, the recorder of its delegate calls, and the
+/// calls it must have seen so far, in order. Steps append what they cause with
+/// `expect(...)`; `check()` waits for that many calls and compares them exactly.
+final class ScenarioParticipant {
+    let name: String
+    let recorder: DelegateRecorder
+    let session: OTSession
+    private(set) var expected: [String] = []
+
+    init(_ name: String, recorder: DelegateRecorder, session: OTSession) {
+        self.name = name
+        self.recorder = recorder
+        self.session = session
+    }
+
+    /// The connection id (after didConnect).
+    var id: String { session.connection?.connectionId ?? "?" }
+
+    /// Appends calls this participant must see next.
+    func expect(_ lines: String...) { expected += lines }
+    func expect(_ lines: [String]) { expected += lines }
+
+    /// Waits (up to `seconds`) until it has seen as many calls as expected, then checks
+    /// they are exactly the expected ones, in order (extra calls fail the comparison).
+    @discardableResult
+    func check(_ seconds: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        recorder.wait(seconds) { $0.count >= expected.count }
+        let calls = recorder.calls
+        #expect(calls == expected, "\(name)", sourceLocation: sourceLocation)
+        return calls == expected
+    }
+}
