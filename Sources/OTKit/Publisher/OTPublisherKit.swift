@@ -206,8 +206,11 @@ public class OTPublisherKit: @unchecked Sendable {
         setPublishing(audio: false, video: nil)
         guard let session else { return }
         session.log.add("audio muted by a moderator")
-        // After the streamChanged that setPublishing queued on the work queue.
-        session.work.async { session.onApiQueue { self.delegate?.muteForced(self) } }
+        // Straight onto apiQueue (we are on the work queue): the delegate call keeps the
+        // order the router's messages came in (a mute-all's per-stream muteForced comes
+        // before the session-wide one). A hop through the work queue let a message that
+        // was already queued there overtake it.
+        session.onApiQueue { self.delegate?.muteForced(self) }
     }
 
     /// The stream ended (unpublish, forced unpublish): stop media, tell the delegate, detach.
