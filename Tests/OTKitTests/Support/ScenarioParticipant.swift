@@ -30,7 +30,10 @@ final class ScenarioParticipant {
     func check(_ seconds: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         recorder.wait(seconds) { $0.count >= expected.count }
         let calls = recorder.calls
-        #expect(calls == expected, "\(name)", sourceLocation: sourceLocation)
-        return calls == expected
+        let same = calls == expected
+        // Long lines (an 8 KB signal) are shortened in the failure message only.
+        func compact(_ lines: [String]) -> [String] { lines.map { $0.count > 100 ? "\($0.prefix(80))…(\($0.count) chars)" : $0 } }
+        #expect(same, "\(name): got \(compact(calls)), expected \(compact(expected))", sourceLocation: sourceLocation)
+        return same
     }
 }
