@@ -182,9 +182,10 @@ struct SessionScenarioTests {
         let (subscriberM3, renderM3) = try subscribe(m, s3, audio: true)
         #expect(m.recorder.wait(20) { _ in renderM3.seen.count >= 20 }, "P3's video flows")
         let p3AudioSent = publisher3.counters?.audio.packets ?? 0
+        #expect(p3AudioSent == 0, "published into a muted session, P3's encoder never saw an audio frame")
         #expect(subscriberM3.counters?.audio.packets == 0, "no audio of P3 reaches M")
         #expect((subscriberM3.counters?.video.packets ?? 0) > 0)
-        // Whatever P3 sent before its mute took effect, the router dropped (and counted).
+        // The router agrees: nothing of P3's audio came to drop.
         #expect(m.recorder.wait(5) { _ in media.counters(streamId: s3)?.mutedAudioDropped == p3AudioSent },
                 "\(String(describing: media.counters(streamId: s3))) vs \(p3AudioSent) sent")
         #expect(publisher3.counters?.audio.packets == p3AudioSent, "P3's encoder sends no audio")

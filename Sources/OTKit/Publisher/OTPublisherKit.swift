@@ -138,7 +138,7 @@ public class OTPublisherKit: @unchecked Sendable {
     func published(_ reply: PublishedReply, in session: OTSession, own: OTConnection) {
         let stream = OTStream(reply.stream, connection: own, session: session)
         do throws(OTError) {
-            try startMedia(reply.media, settings: session.settings)
+            try startMedia(reply.media, settings: session.settings, startMuted: reply.muted)
         } catch {
             session.publisherFailed(self, error: error, unpublishStreamId: reply.stream.streamId)
             return
@@ -152,7 +152,7 @@ public class OTPublisherKit: @unchecked Sendable {
         if reply.muted { applyForcedMute() }
     }
 
-    private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings) throws(OTError) {
+    private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings, startMuted: Bool) throws(OTError) {
         guard let leg else { return }  // relayed sessions: peer-to-peer media is a later issue
         let (host, port) = settings.mediaAddressRewrite?(leg.host, leg.port) ?? (leg.host, leg.port)
         guard let destination = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
@@ -189,7 +189,8 @@ public class OTPublisherKit: @unchecked Sendable {
         do {
             let pipeline = try PublisherPipeline(configuration: configuration, videoSource: videoSource, audioSource: audioSource)
             let (audioOn, videoOn) = lock.withLock { (self.audioOn, self.videoOn) }
-            pipeline.audioEnabled = audioOn
+            // Published into a muted session: not one audio frame reaches the encoder.
+            pipeline.audioEnabled = audioOn && !startMuted
             pipeline.videoEnabled = videoOn
             try pipeline.start()
             lock.withLock {
