@@ -32,7 +32,7 @@ public enum Subprocess {
 
     /// Runs `executable` with `arguments`, writes `stdin` to it and closes it, and collects
     /// both outputs. `environment` entries are added to (and override) this process's.
-    /// After `timeoutSeconds` the child is terminated and `timedOut` is set.
+    /// After `timeoutSeconds` the child is killed (SIGKILL) and `timedOut` is set.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                            stdin: String? = nil, timeoutSeconds: Double = 120) throws -> Result {
         let process = Process()
@@ -58,8 +58,8 @@ public enum Subprocess {
         var timedOut = false
         if exited.wait(timeout: .now() + timeoutSeconds) == .timedOut {
             timedOut = true
-            process.terminate()
-            if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL) }
+            // SIGKILL, not terminate(): a child may inherit a mask that blocks SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()
         _ = readers.wait(timeout: .now() + 5)
