@@ -1,123 +1,126 @@
+import Dispatch
 import Glibc
+import OTKit
 import OTMedia
+import OTRouter
+import OTSignaling
 
-/// `otkit demo`: the README's main job for now. Captures from the first camera (the
-/// test pattern where there is none), encodes VP8, decodes it again, and prints a live
-/// line of frame rate, bitrate and PSNR, then a summary.
+/// `otkit demo`: the README's main job. Starts an embedded router on loopback, connects
+/// a publishing session (the first camera, the test pattern where there is none, or
+/// `--test-pattern`) and a subscribing session, and prints a live line of what the
+/// subscriber receives (decoded fps, bitrate, loss), then a summary. Everything is real:
+/// WebSocket signaling, VP8 and Opus, SRTP through the router's SFU.
 enum DemoCommand {
     static let help = """
-        usage: otkit demo [--seconds N] [--camera PATH | --test-pattern] [--size WxH] [--fps N] [--bitrate KBPS]
+        usage: otkit demo [--seconds N] [--camera PATH | --test-pattern]
 
           --seconds N      how long to run (default 5)
           --camera PATH    a V4L2 camera, e.g. /dev/video0 (default: the first camera found)
           --test-pattern   use the synthetic test pattern even if a camera exists
-          --size WxH       capture size asked for (default 640x480)
-          --fps N          frame rate asked for (default 30)
-          --bitrate KBPS   VP8 target bitrate (default 1000)
         """
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
-        let args = try Arguments(words, valued: ["seconds", "camera", "size", "fps", "bitrate"], flags: ["test-pattern", "help"])
+        let args = try Arguments(words, valued: ["seconds", "camera"], flags: ["test-pattern", "help"])
         if args.flags.contains("help") { print(help); return 0 }
         let seconds = try args.int("seconds", default: 5, range: 1...86_400)
-        let (width, height) = try args.size("size", default: (640, 480))
-        let fps = try args.int("fps", default: 30, range: 1...120)
-        let bitrate = try args.int("bitrate", default: 1000, range: 50...20_000)
-        let requested = VideoFormat(width: width, height: height, frameRate: fps)
-
-        let (source, name) = try openSource(args, requested: requested)
-        try source.start()
-        defer { source.stop() }
-        let format = source.format
-        print("otkit demo: \(name) at \(format), VP8 \(bitrate) kbps, \(seconds) s")
-
-        var settings = VP8EncoderSettings(width: format.width, height: format.height, frameRate: format.frameRate, bitrateKbps: bitrate)
-        settings.maxKeyframeInterval = 300
-        let encoder = try VP8Encoder(settings: settings)
-        let decoder = try VP8Decoder()
-        let usesPattern = source is TestPatternSource
-        let reference = VideoFrame(width: format.width, height: format.height)
-        let live = LiveLine()
-        var total = DemoTotals(), window = DemoTotals()
-        let start = MonotonicClock.nanoseconds()
-        var lastReport = start
-        let end = start + UInt64(seconds) * 1_000_000_000
-
-        while MonotonicClock.nanoseconds() < end {
-            guard let frame = try source.nextFrame(timeoutMilliseconds: 500) else { continue }
-            var decoded: VideoFrame?
-            var decodeError: MediaError?
-            try encoder.encode(frame) { packet in
-                window.bytes += packet.data.count
-                do throws(MediaError) { decoded = try decoder.decode(packet.data, timestampNanoseconds: packet.timestampNanoseconds) } catch {
-                    decodeError = error
-                }
-            }
-            if let decodeError { throw decodeError }
-            window.frames += 1
-            if let decoded, decoded.width == frame.width, decoded.height == frame.height {
-                // Against the test pattern, compare with the picture the decoded stamp names,
-                // which also proves the frame number survived; else with the source frame.
-                if usesPattern, let number = FrameNumberStamp.read(from: decoded) {
-                    reference.reshape(width: decoded.width, height: decoded.height)
-                    TestPatternRenderer.render(number, into: reference)
-                    window.addPSNR(VideoQuality.psnrY(reference, decoded))
-                    window.stampsRead += 1
-                } else {
-                    window.addPSNR(VideoQuality.psnrY(frame, decoded))
-                }
-            }
-            let now = MonotonicClock.nanoseconds()
-            if now - lastReport >= 1_000_000_000 {
-                let elapsed = Double(now - lastReport) / 1e9
-                live.show(
-                    "t=\(formatted(Double(now - start) / 1e9, 1))s  \(format.width)x\(format.height)  "
-                        + "\(formatted(Double(window.frames) / elapsed, 1)) fps  "
-                        + "\(Int(Double(window.bytes) * 8 / elapsed / 1000)) kbps  "
-                        + "PSNR \(formatted(window.meanPSNR, 1)) dB  dropped \(source.statistics.framesDropped)")
-                total.merge(window)
-                window = DemoTotals()
-                lastReport = now
-            }
+        if args.flags.contains("test-pattern") && args.options["camera"] != nil {
+            throw Arguments.UsageError(description: "--camera and --test-pattern exclude each other; give one")
         }
-        total.merge(window)
+        if let path = args.options["camera"], access(path, F_OK) != 0 {
+            throw Arguments.UsageError(description: "no camera at \(path) (see `otkit devices`)")
+        }
+
+        // A throwaway project: the router and the tokens share a random secret.
+        let project = ProjectCredentials(apiKey: String(UInt32.random(in: 10_000_000...99_999_999)),
+                                         apiSecret: (0..<20).map { _ in hexByte(UInt8.random(in: 0...255)) }.joined())
+        var configuration = RouterConfiguration()
+        configuration.projects = [project]
+        configuration.logLevel = .warning
+        let router = try Router(configuration: configuration)
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: project.apiKey)
+
+        let observer = DemoObserver()
+        let queue = DispatchQueue(label: "otkit.demo.api")  // delegates run here, not on main
+        var settings = OTSessionSettings()
+        settings.routerURL = router.baseURL
+        guard let publishing = OTSession(apiKey: project.apiKey, sessionId: sessionId, delegate: observer, settings: settings),
+              let subscribing = OTSession(apiKey: project.apiKey, sessionId: sessionId, delegate: observer, settings: settings)
+        else { throw DemoError("cannot create the sessions") }
+        publishing.apiQueue = queue
+        subscribing.apiQueue = queue
+
+        let (publisher, sourceName) = makePublisher(args, observer: observer)
+        print("otkit demo: router \(router.baseURL), session \(sessionId)")
+        print("publishing \(sourceName) for \(seconds) s")
+        try publishing.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: project, connectionData: "demo publisher"))
+        try observer.wait("the publisher to connect") { publishing.connection != nil }
+        try publishing.publish(publisher)
+        try observer.wait("the stream to start") { publisher.stream != nil }
+        try subscribing.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: project, role: .subscriber))
+        try observer.wait("the subscriber to see the stream") { subscribing.streams.count == 1 }
+        guard let stream = subscribing.streams.values.first else { throw DemoError("the stream vanished") }
+        let subscriber = OTSubscriber(stream: stream, delegate: observer)
+        subscriber.videoRender = observer
+        subscriber.networkStatsDelegate = observer
+        try subscribing.subscribe(subscriber)
+
+        let live = LiveLine()
+        let start = MonotonicClock.nanoseconds()
+        var last = observer.snapshot()
+        var lastTime = start
+        while MonotonicClock.nanoseconds() - start < UInt64(seconds) * 1_000_000_000 {
+            usleep(250_000)
+            if let failure = observer.failure { throw DemoError(failure) }
+            let now = MonotonicClock.nanoseconds()
+            guard now - lastTime >= 1_000_000_000 else { continue }
+            let current = observer.snapshot()
+            let elapsed = Double(now - lastTime) / 1e9
+            live.show("t=\(formatted(Double(now - start) / 1e9, 1))s  \(current.width)x\(current.height)  "
+                + "\(formatted(Double(current.frames - last.frames) / elapsed, 1)) fps decoded  "
+                + "\(Int(Double(current.videoBytes - last.videoBytes) * 8 / elapsed / 1000)) kbps  "
+                + "lost \(current.videoLost) pkts  state \(subscribing.sessionConnectionStatus)")
+            last = current
+            lastTime = now
+        }
         live.finish()
+        let total = observer.snapshot()
         let elapsed = Double(MonotonicClock.nanoseconds() - start) / 1e9
-        print("summary: \(total.frames) frames in \(formatted(elapsed, 1)) s (\(formatted(Double(total.frames) / elapsed, 1)) fps), "
-            + "\(Int(Double(total.bytes) * 8 / elapsed / 1000)) kbps, mean Y-PSNR \(formatted(total.meanPSNR, 2)) dB, "
-            + "dropped \(source.statistics.framesDropped)"
-            + (usesPattern ? ", frame numbers read back \(total.stampsRead)/\(total.frames)" : ""))
+        print("summary: \(total.frames) frames decoded in \(formatted(elapsed, 1)) s "
+            + "(\(formatted(Double(total.frames) / elapsed, 1)) fps), video \(total.videoPackets) packets, "
+            + "\(total.videoLost) lost, audio \(total.audioPackets) packets"
+            + (total.stamped > 0 ? ", test-pattern frame numbers read back \(total.stamped)/\(total.frames)" : ""))
+        subscribing.disconnect()
+        publishing.disconnect()
         return total.frames > 0 ? 0 : 1
     }
 
-    private static func openSource(_ args: Arguments, requested: VideoFormat) throws -> (VideoSource, String) {
+    /// `OTPublisher` on the chosen or first camera (it falls back to the test pattern
+    /// when the machine has none), or the test-pattern capturer when asked for.
+    private static func makePublisher(_ args: Arguments, observer: DemoObserver) -> (OTPublisherKit, String) {
         if args.flags.contains("test-pattern") {
-            guard args.options["camera"] == nil else {
-                throw Arguments.UsageError(description: "--camera and --test-pattern exclude each other; give one")
-            }
-            return (try TestPatternSource(format: requested), "test pattern")
+            let settings = OTPublisherKitSettings()
+            settings.name = "test pattern"
+            settings.videoCapture = OTTestPatternCapture(width: 640, height: 480, fps: 30)
+            return (OTPublisherKit(delegate: observer, settings: settings), "the test pattern")
         }
-        if let path = args.options["camera"] ?? V4L2Camera.devices().first?.path {
-            return (try V4L2Camera(path: path, requested: requested), "camera \(path)")
-        }
-        return (try TestPatternSource(format: requested), "test pattern (no camera found)")
+        let settings = OTPublisherSettings()
+        settings.cameraDevicePath = args.options["camera"]
+        let camera = args.options["camera"] ?? V4L2Camera.devices().first?.path
+        settings.name = camera ?? "test pattern"
+        return (OTPublisher(delegate: observer, settings: settings), camera.map { "camera \($0)" } ?? "the test pattern (no camera found)")
     }
 }
 
-/// Running sums for one reporting window.
-struct DemoTotals {
-    var frames = 0
-    var bytes = 0
-    var psnrSum = 0.0
-    var psnrCount = 0
-    var stampsRead = 0
+/// Why the demo stopped.
+struct DemoError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
 
-    mutating func addPSNR(_ value: Double) { psnrSum += value; psnrCount += 1 }
-    var meanPSNR: Double { psnrCount > 0 ? psnrSum / Double(psnrCount) : 0 }
-    mutating func merge(_ other: DemoTotals) {
-        frames += other.frames; bytes += other.bytes
-        psnrSum += other.psnrSum; psnrCount += other.psnrCount; stampsRead += other.stampsRead
-    }
+private func hexByte(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
 }
 
 /// Fixed decimals without Foundation.

@@ -6,8 +6,8 @@ let usage = """
     usage: otkit <command> [options]
 
     commands:
-      demo      capture (first camera, or the test pattern), encode VP8, decode, and
-                print a live line of fps, bitrate and PSNR
+      demo      an embedded router, a publisher (first camera, or the test pattern) and a
+                subscriber in one process; prints what the subscriber decodes
       devices   list cameras
       router    run the OTKit router (REST API, WebSocket signaling, SFU) until SIGINT/SIGTERM
       help      this text; `otkit <command> --help` for a command's options
