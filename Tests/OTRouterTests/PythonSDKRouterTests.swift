@@ -2,11 +2,12 @@ import Foundation
 import OTNet
 @testable import OTRouter
 import OTSignaling
+import OTTestSupport
 import Testing
 
 /// The real `opentok` Python server SDK driving a running Router over HTTP: every call
 /// must succeed with the SDK's own parsing.
-@Suite(.enabled(if: RouterPythonSDK.isReady, "the opentok Python SDK could not be installed (PyPI unreachable?)"), .serialized)
+@Suite(.enabled(if: PythonSDK.isReady, "the opentok Python SDK could not be installed (PyPI unreachable?)"), .serialized)
 struct PythonSDKRouterTests {
     static let createScript = """
     import json, sys, opentok
@@ -57,7 +58,7 @@ struct PythonSDKRouterTests {
         defer { router.stop() }
         let credentials: [String: Any] = ["apiKey": Fixture.project.apiKey, "apiSecret": Fixture.project.apiSecret,
                                           "apiUrl": router.baseURL + "/"]  // the trailing slash makes the SDK send `//` paths
-        let created = try RouterPythonSDK.run(script: Self.createScript, input: credentials)
+        let created = try #require(try PythonSDK.json(Self.createScript, input: credentials) as? [String: Any])
         let sessionId = try #require(created["sessionId"] as? String)
         let jwt = try #require(created["jwt"] as? String)
         let t1 = try #require(created["t1"] as? String)
@@ -85,7 +86,7 @@ struct PythonSDKRouterTests {
         input["sessionId"] = sessionId
         input["connectionId"] = published.connection.connectionId
         input["streamId"] = stream.stream.streamId
-        let out = try RouterPythonSDK.run(script: Self.driveScript, input: input)
+        let out = try #require(try PythonSDK.json(Self.driveScript, input: input) as? [String: Any])
         #expect(out["signal"] as? String == "ok", "\(out["signal"] ?? "")")
         #expect(out["signalOne"] as? String == "ok", "\(out["signalOne"] ?? "")")
         #expect(out["muteAll"] as? Int == 204 && out["disableForceMute"] as? Int == 204 && out["muteStream"] as? Int == 204,

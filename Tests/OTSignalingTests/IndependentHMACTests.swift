@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OTTestSupport
 @testable import OTSignaling
 
 /// Signatures recomputed by a second route (Python's hmac/hashlib, the openssl CLI) over

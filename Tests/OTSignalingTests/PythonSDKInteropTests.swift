@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OTTestSupport
 @testable import OTSignaling
 
 /// Checks a missing SDK only fails the run under CI (elsewhere the interop suite is skipped).
@@ -40,7 +41,7 @@ struct PythonSDKInteropTests {
             }
         }
         let input: [String: Any] = ["apiKey": "12345678", "apiSecret": Fixtures.credentials.apiSecret, "tokens": requests]
-        let output = try #require(try PythonSDK.run(Self.generateScript, input: input) as? [[String: String]])
+        let output = try #require(try PythonSDK.json(Self.generateScript, input: input) as? [[String: String]])
         try #require(output.count == requests.count)
         for (request, result) in zip(requests, output) {
             let token = try #require(result["token"], "SDK refused: \(result["error"] ?? "")")
@@ -64,7 +65,7 @@ struct PythonSDKInteropTests {
             ["sessionId": $0, "role": "publisher", "expireTime": UnixTime.now() + 60, "data": "", "layout": [String](), "jwt": true]
         }
         let input: [String: Any] = ["apiKey": "12345678", "apiSecret": Fixtures.credentials.apiSecret, "tokens": requests]
-        let output = try #require(try PythonSDK.run(Self.generateScript, input: input) as? [[String: String]])
+        let output = try #require(try PythonSDK.json(Self.generateScript, input: input) as? [[String: String]])
         #expect(output.first?["token"] != nil)
         #expect(output.last?["error"]?.contains("does not belong to the api_key 12345678") == true)
     }
@@ -97,7 +98,7 @@ struct PythonSDKInteropTests {
                                       initialLayoutClassList: ["focus"], format: format, now: now, nonce: 123_456)
         }
         let input: [String: Any] = ["apiSecret": Fixtures.credentials.apiSecret, "tokens": tokens]
-        let output = try #require(try PythonSDK.run(Self.decodeScript, input: input) as? [[String: Any]])
+        let output = try #require(try PythonSDK.json(Self.decodeScript, input: input) as? [[String: Any]])
         try #require(output.count == tokens.count)
         for (role, decoded) in zip(Role.allCases, output) {
             #expect(decoded["partner_id"] as? String == "12345678")
@@ -133,7 +134,7 @@ struct PythonSDKInteropTests {
 
     @Test func sdkAuthHeaderVerifiesWithProjectJWT() throws {
         let input: [String: Any] = ["apiKey": "12345678", "apiSecret": Fixtures.credentials.apiSecret]
-        let headers = try #require(try PythonSDK.run(Self.headerScript, input: input) as? [String])
+        let headers = try #require(try PythonSDK.json(Self.headerScript, input: input) as? [String])
         try #require(headers.count == 2)
         let now = UnixTime.now()
         let standard = try ProjectJWT.verify(headers[0], credentials: Fixtures.credentials, now: now)
@@ -163,7 +164,7 @@ struct PythonSDKInteropTests {
         let now = UnixTime.now()
         let header = ProjectJWT.sign(credentials: Fixtures.credentials, now: now, jti: "j-1")
         let input: [String: Any] = ["jwt": header, "apiSecret": Fixtures.credentials.apiSecret]
-        let claims = try #require(try PythonSDK.run(Self.pyjwtScript, input: input) as? [String: Any])
+        let claims = try #require(try PythonSDK.json(Self.pyjwtScript, input: input) as? [String: Any])
         #expect(claims["ist"] as? String == "project")
         #expect(claims["iss"] as? String == "12345678")
         #expect(claims["jti"] as? String == "j-1")

@@ -91,6 +91,13 @@ final class SessionHub: @unchecked Sendable {
 
     static func newID() -> String { UUID().uuidString.lowercased() }
 
+    /// Whether a client-chosen id may name a stored record: UUID-shaped (hex digits and
+    /// dashes, 8-4-4-4-12), so at most 64 characters and safe in a REST path.
+    static func isClientIssueID(_ id: String) -> Bool {
+        id.utf8.count <= 64 && id.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 < 128 && Character(Unicode.Scalar($0)).isHexDigit) }
+            && UUID(uuidString: id) != nil
+    }
+
     static func randomSecret() -> String {
         var generator = SystemRandomNumberGenerator()  // getrandom(2): a CSPRNG
         return (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined(separator: "-")

@@ -254,7 +254,9 @@ extension SessionHub {
             _ = forceDisconnect(target, in: sessionId)
             session = sessions.removeValue(forKey: sessionId)!
         case .reportIssue(let report):
-            let issue = IssueRecord(id: Self.newID(), apiKey: me.apiKey, sessionId: sessionId, connectionId: connectionId,
+            // The client's own id when it is a fresh UUID (it already returned it to the app), else ours.
+            let chosen = report.issueId.flatMap { Self.isClientIssueID($0) && issues[$0] == nil ? $0 : nil }
+            let issue = IssueRecord(id: chosen ?? Self.newID(), apiKey: me.apiKey, sessionId: sessionId, connectionId: connectionId,
                                     time: Self.nowMilliseconds(), report: report)
             issues[issue.id] = issue
             issueOrder.append(issue.id)

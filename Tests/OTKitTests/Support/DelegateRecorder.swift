@@ -9,10 +9,13 @@ final class DelegateRecorder: OTSessionDelegate, OTPublisherKitDelegate, OTSubsc
     private var lines: [String] = []
     private(set) var errors: [OTError] = []
     private var streams: [OTStream] = []
+    private var archives: [String: String?] = [:]
 
     var calls: [String] { lock.withLock { lines } }
     var lastErrors: [OTError] { lock.withLock { errors } }
     var seenStreams: [OTStream] { lock.withLock { streams } }
+    /// The name each `archiveStarted` carried, by archive id (the call lines keep ids only).
+    var archiveNames: [String: String?] { lock.withLock { archives } }
 
     private func record(_ line: String, error: OTError? = nil, stream: OTStream? = nil) {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -44,7 +47,10 @@ final class DelegateRecorder: OTSessionDelegate, OTPublisherKitDelegate, OTSubsc
     func session(_ session: OTSession, receivedSignalType type: String?, from connection: OTConnection?, with string: String?) {
         record("signal \(type ?? "nil") from \(connection?.connectionId ?? "nil"): \(string ?? "nil")")
     }
-    func session(_ session: OTSession, archiveStartedWithId archiveId: String, name: String?) { record("archiveStarted \(archiveId) name=\(name ?? "nil")") }
+    func session(_ session: OTSession, archiveStartedWithId archiveId: String, name: String?) {
+        lock.withLock { archives[archiveId] = .some(name) }
+        record("archiveStarted \(archiveId) name=\(name ?? "nil")")
+    }
     func session(_ session: OTSession, archiveStoppedWithId archiveId: String) { record("archiveStopped \(archiveId)") }
     func sessionDidBeginReconnecting(_ session: OTSession) { record("didBeginReconnecting") }
     func sessionDidReconnect(_ session: OTSession) { record("didReconnect") }

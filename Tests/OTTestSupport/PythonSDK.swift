@@ -1,0 +1,135 @@
+import Foundation
+
+/// The real `opentok` Python server SDK (PyPI, pinned to `version`), installed once per
+/// checkout into a venv under `.build/opentok-sdk-venv` and reused by every later run, so
+/// tests can drive OTKit with server code the project did not write.
+///
+/// The first use in a checkout costs a `python3 -m venv` and a `pip install` (seconds,
+/// needs PyPI); later uses cost one version check. Concurrent test processes in the same
+/// checkout serialise the install with a file lock.
+public enum PythonSDK {
+    /// The pinned SDK version.
+    public static let version = "3.15.0"
+
+    /// Whether the SDK can be used, and the venv's interpreter when it can.
+    public enum Availability: Sendable {
+        /// Installed and importable: run scripts with this interpreter.
+        case ready(python: String)
+        /// Why not (no python3, PyPI unreachable, …).
+        case unavailable(reason: String)
+    }
+
+    /// Why a script run failed.
+    public enum Failure: Error, CustomStringConvertible {
+        /// The SDK is not installed (see `unavailableReason`).
+        case unavailable(String)
+        /// The script exited non-zero, timed out, or printed something that is not the expected JSON.
+        case failed(step: String, Subprocess.Result)
+
+        /// A readable account: which step, its exit status, stderr (the Python traceback) and stdout.
+        public var description: String {
+            switch self {
+            case .unavailable(let reason): "the opentok Python SDK is not available: \(reason)"
+            case .failed(let step, let result): "python \(step) failed: \(result)"
+            }
+        }
+    }
+
+    /// The package root (from this file's path: Tests/OTTestSupport/…).
+    public static var packageRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+    }
+
+    /// Where the venv lives.
+    public static var venvPath: String { packageRoot + "/.build/opentok-sdk-venv" }
+
+    /// Installed on first use (a static let: initialised once, thread-safely, per process).
+    public static let availability: Availability = prepare()
+
+    /// True when scripts can run (installs the SDK on first use).
+    public static var isReady: Bool {
+        if case .ready = availability { return true }
+        return false
+    }
+
+    /// Why the SDK is unavailable, or nil when it is ready.
+    public static var unavailableReason: String? {
+        if case .unavailable(let reason) = availability { return reason }
+        return nil
+    }
+
+    /// Whether a CI run is asking for every test to run (then a missing SDK is a failure, not a skip).
+    public static var requiredByCI: Bool { ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty } ?? false }
+
+    /// Runs `script` (Python source) in the venv as `python -W ignore -c script arguments…`
+    /// with `stdin`, and returns what it did whatever its exit status. Throws only when the
+    /// SDK is unavailable or the interpreter could not be started.
+    public static func run(_ script: String, arguments: [String] = [], stdin: String = "",
+                           timeoutSeconds: Double = 60) throws(Failure) -> Subprocess.Result {
+        guard case .ready(let python) = availability else { throw .unavailable(unavailableReason ?? "") }
+        do {
+            return try Subprocess.run(python, ["-W", "ignore", "-c", script] + arguments, stdin: stdin,
+                                      timeoutSeconds: timeoutSeconds)
+        } catch {
+            throw .failed(step: arguments.first ?? "script",
+                          Subprocess.Result(status: -1, stdout: "", stderr: "could not start \(python): \(error)"))
+        }
+    }
+
+    /// Runs `script` like `run` and requires exit status 0; returns its stdout.
+    public static func output(_ script: String, arguments: [String] = [], stdin: String = "",
+                              timeoutSeconds: Double = 60) throws(Failure) -> String {
+        let result = try run(script, arguments: arguments, stdin: stdin, timeoutSeconds: timeoutSeconds)
+        guard result.status == 0, !result.timedOut else { throw .failed(step: arguments.first ?? "script", result) }
+        return result.stdout
+    }
+
+    /// Runs `script` with `input` serialised as JSON on stdin, requires exit status 0 and
+    /// returns the JSON value it printed (a dictionary, array, string or number).
+    public static func json(_ script: String, input: Any, arguments: [String] = [],
+                            timeoutSeconds: Double = 60) throws(Failure) -> Any {
+        let stdin: String
+        do {
+            stdin = String(decoding: try JSONSerialization.data(withJSONObject: input), as: UTF8.self)
+        } catch {
+            throw .failed(step: "encode input", Subprocess.Result(status: -1, stdout: "", stderr: "\(error)"))
+        }
+        let result = try run(script, arguments: arguments, stdin: stdin, timeoutSeconds: timeoutSeconds)
+        guard result.status == 0, !result.timedOut,
+              let value = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8), options: [.fragmentsAllowed])
+        else { throw .failed(step: arguments.first ?? "script", result) }
+        return value
+    }
+
+    private static func prepare() -> Availability {
+        let venv = venvPath
+        let python = venv + "/bin/python"
+        let check = "import importlib.metadata as m, sys; sys.exit(0 if m.version('opentok') == '\(version)' else 1)"
+        func installed() -> Bool {
+            FileManager.default.isExecutableFile(atPath: python) && (try? Subprocess.run(python, ["-c", check]))?.status == 0
+        }
+        if installed() { return .ready(python: python) }
+        guard let python3 = Subprocess.which("python3") else { return .unavailable(reason: "python3 is not on PATH") }
+        try? FileManager.default.createDirectory(atPath: packageRoot + "/.build", withIntermediateDirectories: true)
+        // Another test process in this checkout may be installing right now: take turns.
+        let lock = open(packageRoot + "/.build/opentok-sdk-venv.lock", O_CREAT | O_RDWR, 0o644)
+        if lock >= 0 { _ = flock(lock, LOCK_EX) }
+        defer { if lock >= 0 { close(lock) } }
+        if installed() { return .ready(python: python) }
+        do {
+            let made = try Subprocess.run(python3, ["-m", "venv", "--clear", venv])
+            guard made.status == 0 else { return .unavailable(reason: "python3 -m venv failed: \(made.stderr.suffix(600))") }
+            let pip = try Subprocess.run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                                                  "--timeout", "20", "--retries", "2", "opentok==\(version)"],
+                                         timeoutSeconds: 300)
+            guard pip.status == 0 else {
+                return .unavailable(reason: "pip install opentok==\(version) failed (is PyPI reachable?): \(pip.stderr.suffix(600))")
+            }
+            guard installed() else { return .unavailable(reason: "opentok \(version) did not import after installing") }
+            return .ready(python: python)
+        } catch {
+            return .unavailable(reason: "could not run python3: \(error)")
+        }
+    }
+}
