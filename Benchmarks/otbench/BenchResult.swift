@@ -10,6 +10,8 @@ struct BenchResult: Equatable {
     var ratio: Double? = nil
     var goal: Double? = nil
     var pass: Bool? = nil
+    /// Whether `goal` is a floor (ratio ≥ goal, for throughputs) rather than a ceiling.
+    var goalIsMinimum = false
 
     /// A row measured against a baseline: ratio = value / baseline, pass = ratio ≤ goal.
     static func compared(_ name: String, value: Double, unit: String, baseline: Double, goal: Double?) -> BenchResult {
@@ -17,6 +19,13 @@ struct BenchResult: Equatable {
         var row = BenchResult(name: name, value: value, unit: unit, baseline: baseline, ratio: ratio, goal: goal)
         if let goal { row.pass = ratio.map { $0 <= goal } ?? false }
         return row
+    }
+
+    /// A throughput measured against a baseline: ratio = value / baseline, pass = ratio ≥ goal.
+    static func comparedAtLeast(_ name: String, value: Double, unit: String, baseline: Double, goal: Double) -> BenchResult {
+        let ratio = baseline > 0 ? value / baseline : nil
+        return BenchResult(name: name, value: value, unit: unit, baseline: baseline, ratio: ratio, goal: goal,
+                           pass: ratio.map { $0 >= goal } ?? false, goalIsMinimum: true)
     }
 
     /// A row with an upper bound on the value itself (e.g. allocations per frame ≤ 0).

@@ -20,7 +20,7 @@ import OTRouter
 /// Baseline (`CBareRelay`): one C thread doing `recvmmsg` from one socket and one
 /// `sendmmsg` of the same bytes per destination socket, no SRTP, measured the same way
 /// (its thread CPU clock). Runs alternate router / bare; medians are reported. Goal:
-/// router throughput per core ≥ 0.5 × bare, shown as CPU per forwarded packet ≤ 2 × bare.
+/// router throughput per core ≥ 0.5 × bare (the ratio on the packets-per-CPU-second row).
 /// Allocations: the whole process's malloc calls during the router's window ÷ forwarded
 /// packets (the blaster and drain allocate nothing; libsrtp on NSS allocates inside each
 /// protect/unprotect, its own share is shown beside it).
@@ -181,8 +181,8 @@ enum RouterScenario: Scenario {
         let routerRate = median(routerRates), bareRate = median(bareRates)
         let label = "router 1x\(n)"
         return [
-            .info("\(label) forwarded packets per CPU second", value: routerRate, unit: "pkt/s", baseline: bareRate),
-            .compared("\(label) CPU per forwarded packet", value: 1e9 / routerRate, unit: "ns", baseline: 1e9 / bareRate, goal: 2.0),
+            .comparedAtLeast("\(label) forwarded packets per CPU second", value: routerRate, unit: "pkt/s", baseline: bareRate, goal: 0.5),
+            .info("\(label) CPU per forwarded packet", value: 1e9 / routerRate, unit: "ns", baseline: 1e9 / bareRate),
             .info("\(label) allocations per forwarded packet (process, libsrtp/NSS included)", value: median(allocationRates),
                   unit: "allocs", baseline: libsrtpPerForward),
             .bounded("\(label) allocations per forwarded packet beyond libsrtp's", value: max(0, median(allocationRates) - libsrtpPerForward),

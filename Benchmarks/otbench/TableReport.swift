@@ -13,7 +13,7 @@ enum TableReport {
                 row.unit,
                 row.baseline.map(format) ?? "-",
                 row.ratio.map { String(format: "%.3f", $0) } ?? "-",
-                row.goal.map { "≤ " + format($0) } ?? "-",
+                row.goal.map { (row.goalIsMinimum ? "≥ " : "≤ ") + format($0) } ?? "-",
                 row.pass.map { $0 ? "yes" : "NO" } ?? "-",
             ])
         }
