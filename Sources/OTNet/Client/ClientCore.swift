@@ -170,49 +170,22 @@ final class ClientCore: @unchecked Sendable {
     }
 
     private func received(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        if incoming.count + length > Self.maximumMessageBytes {
-            incoming = []
+        switch IncomingFragments.add(wsi, input, length, to: &incoming, limit: Self.maximumMessageBytes) {
+        case .tooLarge:
             localCloseFailure = "closed: a message from \(url) was larger than 16 MiB"
-            closeFrame(wsi, code: 1009, reason: "message larger than 16 MiB")
+            scratch.setCloseFrame(wsi, code: 1009, reason: "message larger than 16 MiB")
             return -1
+        case .incomplete:
+            return 0
+        case .complete(let text):
+            if let text, !reported { onText?(text) }
+            return 0
         }
-        if let input, length > 0 { incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length)) }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
-        let binary = lws_frame_is_binary(wsi) != 0
-        let text = binary ? nil : String(decoding: incoming, as: UTF8.self)
-        incoming.removeAll(keepingCapacity: incoming.capacity <= 64 << 10)
-        if let text, !reported { onText?(text) }
-        return 0
     }
-
-    private enum Next { case message(String), close(UInt16, String), nothing }
 
     private func writeOne(_ wsi: OpaquePointer) -> Int32 {
-        let (next, more): (Next, Bool) = outgoing.withLock { queue in
-            if let text = queue.popFirst() { return (.message(text), queue.hasWork) }
-            if let request = queue.closeRequest {
-                queue.closed = true
-                return (.close(request.code, request.reason), false)
-            }
-            return (.nothing, false)
-        }
-        switch next {
-        case .message(let text):
-            let (bytes, count) = scratch.load(text)
-            guard lws_write(wsi, bytes, count, LWS_WRITE_TEXT) >= 0 else { return -1 }
-            if more { lws_callback_on_writable(wsi) }
-            return 0
-        case .close(let code, let reason):
+        outgoing.writeNext(to: wsi, scratch: scratch) { code in
             if code == 1008 && !userClosed { localCloseFailure = "closed: more than 4096 messages / 16 MiB waiting to be sent" }
-            closeFrame(wsi, code: code, reason: reason)
-            return -1
-        case .nothing:
-            return 0
         }
-    }
-
-    private func closeFrame(_ wsi: OpaquePointer, code: UInt16, reason: String) {
-        let (bytes, count) = scratch.load(String(reason.utf8.prefix(123)) ?? "")
-        lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), bytes, count)
     }
 }

@@ -307,53 +307,22 @@ final class ServerCore: @unchecked Sendable {
 
     private func received(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let connection = existingConnection(wsi), let peer = connection.peer else { return 0 }
-        if connection.incoming.count + length > Self.maximumMessageBytes {
-            connection.incoming = []
-            sendCloseFrame(wsi, code: 1009, reason: "message larger than 256 KiB")
+        switch IncomingFragments.add(wsi, input, length, to: &connection.incoming, limit: Self.maximumMessageBytes) {
+        case .tooLarge:
+            scratch.setCloseFrame(wsi, code: 1009, reason: "message larger than 256 KiB")
             return -1
+        case .incomplete:
+            return 0
+        case .complete(let text):
+            if let text, !peer.closeReported { handler?.webSocketReceived(peer, text: text) }
+            return 0
         }
-        if let input, length > 0 {
-            connection.incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-        }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
-        let binary = lws_frame_is_binary(wsi) != 0
-        let text = binary ? nil : String(decoding: connection.incoming, as: UTF8.self)
-        connection.incoming.removeAll(keepingCapacity: connection.incoming.capacity <= 64 << 10)
-        if let text, !peer.closeReported { handler?.webSocketReceived(peer, text: text) }
-        return 0
     }
-
-    private enum Next { case message(String), close(UInt16, String), nothing }
 
     /// Writes exactly one queued message (or the close frame once the queue is empty).
     private func writeMessage(_ wsi: OpaquePointer) -> Int32 {
         guard let peer = existingConnection(wsi)?.peer else { return 0 }
-        let (next, more): (Next, Bool) = peer.outgoing.withLock { queue in
-            if let text = queue.popFirst() { return (.message(text), queue.hasWork) }
-            if let request = queue.closeRequest {
-                queue.closed = true
-                return (.close(request.code, request.reason), false)
-            }
-            return (.nothing, false)
-        }
-        switch next {
-        case .message(let text):
-            let (bytes, count) = scratch.load(text)
-            guard lws_write(wsi, bytes, count, LWS_WRITE_TEXT) >= 0 else { return -1 }
-            if more { lws_callback_on_writable(wsi) }
-            return 0
-        case .close(let code, let reason):
-            sendCloseFrame(wsi, code: code, reason: reason)
-            return -1
-        case .nothing:
-            return 0
-        }
-    }
-
-    /// Sets the close frame lws sends when the callback returns -1.
-    private func sendCloseFrame(_ wsi: OpaquePointer, code: UInt16, reason: String) {
-        let (bytes, count) = scratch.load(String(reason.utf8.prefix(123)) ?? "")
-        lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), bytes, count)
+        return peer.outgoing.writeNext(to: wsi, scratch: scratch)
     }
 
     private func reportClosed(_ peer: ServerPeer) {

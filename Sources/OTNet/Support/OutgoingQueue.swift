@@ -40,6 +40,20 @@ struct OutgoingQueue {
         return .queued
     }
 
+    /// What a writable callback sends next.
+    enum Next { case message(String, more: Bool), close(code: UInt16, reason: String), nothing }
+
+    /// Takes what goes out next: the oldest message (`more` says whether anything is left
+    /// after it), else the close request (after which the queue accepts nothing), else nothing.
+    mutating func takeNext() -> Next {
+        if let text = popFirst() { return .message(text, more: hasWork) }
+        if let request = closeRequest {
+            closed = true
+            return .close(code: request.code, reason: request.reason)
+        }
+        return .nothing
+    }
+
     /// Takes the oldest message.
     mutating func popFirst() -> String? {
         guard head < messages.count else { return nil }
