@@ -45,13 +45,7 @@ struct BadTokenEndToEndTests {
         }
     }
 
-    private func session(_ router: Router, _ sessionId: String, _ recorder: DelegateRecorder) throws -> OTSession {
-        var settings = OTSessionSettings()
-        settings.routerURL = router.baseURL
-        let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
-        session.apiQueue = recorder.queue
-        return session
-    }
+    private let kit = SessionTestKit(project: Self.project)
 
     @Test(arguments: BadToken.allCases)
     func badTokenFailsWith1004AndIsCounted(_ kind: BadToken) throws {
@@ -69,12 +63,12 @@ struct BadTokenEndToEndTests {
 
         // An observer already in the session.
         let observer = DelegateRecorder()
-        let observerSession = try session(router, sessionId, observer)
+        let observerSession = try kit.makeSession(router, sessionId, observer)
         try observerSession.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project))
         #expect(observer.wait { $0 == ["didConnect"] })
 
         let recorder = DelegateRecorder()
-        let bad = try session(router, sessionId, recorder)
+        let bad = try kit.makeSession(router, sessionId, recorder)
         try bad.connect(withToken: token)
         #expect(recorder.wait { !$0.isEmpty })
         #expect(recorder.lastErrors.first?.domain == .session)
@@ -84,7 +78,7 @@ struct BadTokenEndToEndTests {
         // A good client joining after the refusal is the barrier: the observer hears of it
         // and of nothing before it.
         let late = DelegateRecorder()
-        let lateSession = try session(router, sessionId, late)
+        let lateSession = try kit.makeSession(router, sessionId, late)
         try lateSession.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project))
         #expect(late.wait { $0.contains("didConnect") })
         let lateId = try #require(lateSession.connection?.connectionId)

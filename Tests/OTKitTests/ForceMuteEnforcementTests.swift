@@ -13,6 +13,7 @@ import Testing
 @Suite(.serialized)
 struct ForceMuteEnforcementTests {
     static let project = ProjectCredentials(apiKey: "4715", apiSecret: "0123456789abcdef0123456789abcdef01234567")
+    private let kit = SessionTestKit(project: Self.project)
 
     @Test func rawClientIgnoringAForceMuteGetsNoAudioForwarded() throws {
         try AudioDeviceTestLock.run { try body() }
@@ -20,12 +21,8 @@ struct ForceMuteEnforcementTests {
 
     private func session(_ router: Router, _ sessionId: String, _ role: Role) throws -> (OTSession, DelegateRecorder) {
         let recorder = DelegateRecorder()
-        var settings = OTSessionSettings()
-        settings.routerURL = router.baseURL
-        let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
-        session.apiQueue = recorder.queue
-        try session.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project, role: role))
-        #expect(recorder.wait { $0.contains("didConnect") })
+        let session = try kit.makeSession(router, sessionId, recorder)
+        try kit.connect(session, recorder, token: try kit.token(sessionId, role))
         return (session, recorder)
     }
 
@@ -35,10 +32,7 @@ struct ForceMuteEnforcementTests {
         OTAudioDeviceManager.setAudioDevice(device)
         defer { OTAudioDeviceManager.setAudioDevice(nil) }
         let media = try MediaRouter()
-        var configuration = RouterConfiguration()
-        configuration.projects = [Self.project]
-        configuration.logLevel = .error
-        let router = try Router(configuration: configuration, media: media)
+        let router = try kit.startRouter(media: media)
         defer { router.stop() }
         let rest = RouterREST(router: router, project: Self.project)
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
@@ -51,7 +45,7 @@ struct ForceMuteEnforcementTests {
         // The raw client: connect and publish on the wire, then run a pipeline from the leg.
         let raw = try RawSignalingClient(url: router.signalingURL(sessionId: sessionId))
         defer { raw.close() }
-        let token = try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project, role: .publisher)
+        let token = try kit.token(sessionId, .publisher)
         guard case .connected(let connected)? = raw.request(.connect(ConnectRequest(apiKey: Self.project.apiKey, token: token))) else {
             Issue.record("the raw client could not connect"); return
         }

@@ -20,62 +20,39 @@ import Testing
 struct LongCutReconnectionTests {
     static let project = ProjectCredentials(apiKey: "4713", apiSecret: "00112233445566778899aabbccddeeff00112233")
     static let cutSeconds: Double = 60
+    private let kit = SessionTestKit(project: Self.project)
 
     @Test func sixtySecondCutEndsInDisconnectAndStreamDestroyed() throws { try AudioDeviceTestLock.run { try body() } }
 
     private func body() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
-        var configuration = RouterConfiguration()  // default reconnectGraceSeconds (30) and silence timeout (5)
-        configuration.projects = [Self.project]
-        configuration.logLevel = .error
-        #expect(configuration.reconnectGraceSeconds == 30)
-        let router = try Router(configuration: configuration)
+        #expect(RouterConfiguration().reconnectGraceSeconds == 30)
+        let router = try kit.startRouter()  // the defaults: reconnectGraceSeconds 30, silence timeout 5
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
-        let relay = try TCPRelay(target: "127.0.0.1:\(router.port)")
-        defer { relay.stop() }
-        let proxies = MediaProxies()
-        defer { proxies.stop() }
+        let cut = try CutPath(router)
+        defer { cut.stop() }
 
-        func makeSession(_ recorder: DelegateRecorder, via url: String, media: MediaProxies? = nil) throws -> OTSession {
-            var settings = OTSessionSettings()  // defaults: 1 s heartbeat, 3 s timeout
-            settings.routerURL = url
-            if let media { settings.mediaAddressRewrite = { host, port in media.route(host, port) } }
-            let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
-            session.apiQueue = recorder.queue
-            return session
-        }
-
+        // Sessions keep the client's default settings: 1 s heartbeat, 3 s timeout.
         let a = DelegateRecorder()
-        let sessionA = try makeSession(a, via: "http://127.0.0.1:\(relay.port)", media: proxies)
-        try sessionA.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project, role: .publisher))
-        #expect(a.wait { $0.contains("didConnect") })
+        let sessionA = try kit.makeSession(router, sessionId, a, via: cut)
+        try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher))
         let idA = try #require(sessionA.connection?.connectionId)
-        let capturer = TestPatternCapturer(width: 160, height: 120, fps: 15)
-        let publisherSettings = OTPublisherKitSettings()
-        publisherSettings.videoCapture = capturer
-        let publisher = OTPublisherKit(delegate: a, settings: publisherSettings)
-        try sessionA.publish(publisher)
-        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
-        let streamId = try #require(publisher.stream?.streamId)
-        #expect(proxies.count == 1, "A's media leg goes through a proxy")
+        let (_, streamId) = try kit.publishPattern(sessionA, a, width: 160, height: 120, fps: 15)
+        #expect(cut.proxies.count == 1, "A's media leg goes through a proxy")
 
         let b = DelegateRecorder()
-        let sessionB = try makeSession(b, via: router.baseURL)
-        try sessionB.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project, role: .subscriber))
+        let sessionB = try kit.makeSession(router, sessionId, b)
+        try sessionB.connect(withToken: try kit.token(sessionId, .subscriber))
         #expect(b.wait { $0.contains("streamCreated \(streamId)") })
         let idB = try #require(sessionB.connection?.connectionId)
         #expect(a.wait { $0.contains("connectionCreated \(idB)") })
 
         // The cut: nothing in either direction on A's signaling or media path.
-        relay.setBlackhole(true)
-        proxies.setBlackhole(true)
+        cut.setCut(true)
         let cutEnds = Date().addingTimeInterval(Self.cutSeconds)
         func remaining() -> Double { max(0, cutEnds.timeIntervalSinceNow) }
-        defer {
-            relay.setBlackhole(false)
-            proxies.setBlackhole(false)
-        }
+        defer { cut.setCut(false) }
 
         #expect(a.wait(remaining()) { $0.contains("didBeginReconnecting") }, "\(a.calls)")
         #expect(a.wait(remaining()) { $0.last == "didDisconnect" }, "A gave up within the cut: \(a.calls)")

@@ -19,6 +19,7 @@ struct PythonSDKClientTests {
     static let project = ProjectCredentials(apiKey: "4712", apiSecret: "fedcba9876543210fedcba9876543210fedcba98")
     static let publisherData = "name=Zoë&role=pub"
     static let moderatorData = #"{"name":"mod","id":7}"#
+    private let kit = SessionTestKit(project: Self.project)
 
     static let script = """
     import json, sys, opentok
@@ -64,11 +65,7 @@ struct PythonSDKClientTests {
 
     private func sdkRunSessionBody() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
-        var configuration = RouterConfiguration()
-        configuration.port = 0
-        configuration.projects = [Self.project]
-        configuration.logLevel = .error
-        let router = try Router(configuration: configuration)
+        let router = try kit.startRouter()
         defer { router.stop() }
 
         // The SDK creates a routed session and mints the two tokens locally.
@@ -80,25 +77,16 @@ struct PythonSDKClientTests {
         #expect(t1.hasPrefix("T1=="))
         #expect(jwt.split(separator: ".").count == 3)
 
-        func makeSession(_ recorder: DelegateRecorder) throws -> OTSession {
-            var settings = OTSessionSettings()
-            settings.routerURL = router.baseURL
-            let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
-            session.apiQueue = recorder.queue
-            return session
-        }
-
         // A joins with the T1 publisher token, B with the JWT moderator token.
         let a = DelegateRecorder()
-        let sessionA = try makeSession(a)
-        try sessionA.connect(withToken: t1)
-        #expect(a.wait { $0.contains("didConnect") }, "\(a.calls)")
+        let sessionA = try kit.makeSession(router, sessionId, a)
+        try kit.connect(sessionA, a, token: t1, "\(a.calls)")
         let idA = try #require(sessionA.connection?.connectionId)
         #expect(sessionA.connection?.data == Self.publisherData)
         #expect(sessionA.capabilities == OTSessionCapabilities(canPublish: true, canSubscribe: true, canSignal: true,
                                                                 canForceMute: false, canForceDisconnect: false))
         let b = DelegateRecorder()
-        let sessionB = try makeSession(b)
+        let sessionB = try kit.makeSession(router, sessionId, b)
         try sessionB.connect(withToken: jwt)
         #expect(b.wait { $0.count >= 2 }, "\(b.calls)")
         let idB = try #require(sessionB.connection?.connectionId)
@@ -108,14 +96,7 @@ struct PythonSDKClientTests {
         #expect(a.wait { $0.contains("connectionCreated \(idB)") })
 
         // A publishes the test pattern; B subscribes and reads the stamped frame numbers.
-        let capturer = TestPatternCapturer(width: 320, height: 240, fps: 30)
-        let publisherSettings = OTPublisherKitSettings()
-        publisherSettings.name = "py-pattern"
-        publisherSettings.videoCapture = capturer
-        let publisher = OTPublisherKit(delegate: a, settings: publisherSettings)
-        try sessionA.publish(publisher)
-        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
-        let streamId = try #require(publisher.stream?.streamId)
+        let (publisher, streamId) = try kit.publishPattern(sessionA, a, name: "py-pattern", width: 320, height: 240, fps: 30)
         #expect(b.wait { $0.contains("streamCreated \(streamId)") })
         let stream = try #require(sessionB.streams[streamId])
         #expect(stream.connection.connectionId == idA && stream.connection.data == Self.publisherData)

@@ -15,29 +15,7 @@ import Testing
 struct SessionEndToEndTests {
     static let project = ProjectCredentials(apiKey: "4711", apiSecret: "0123456789abcdef0123456789abcdef01234567")
 
-    private func startRouter(grace: Double = 30, silence: Double = 5) throws -> Router {
-        var configuration = RouterConfiguration()
-        configuration.projects = [Self.project]
-        configuration.logLevel = .error
-        configuration.reconnectGraceSeconds = grace
-        configuration.silenceTimeoutSeconds = silence
-        return try Router(configuration: configuration)
-    }
-
-    private func makeSession(_ router: Router, _ sessionId: String, _ recorder: DelegateRecorder, via url: String? = nil,
-                             heartbeatTimeout: Double = 3, media: MediaProxies? = nil) throws -> OTSession {
-        var settings = OTSessionSettings()
-        settings.routerURL = url ?? router.baseURL
-        settings.heartbeatTimeout = heartbeatTimeout
-        if let media { settings.mediaAddressRewrite = { host, port in media.route(host, port) } }
-        let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
-        session.apiQueue = recorder.queue
-        return session
-    }
-
-    private func token(_ sessionId: String, _ role: Role, data: String? = nil) throws -> String {
-        try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project, role: role, connectionData: data)
-    }
+    private let kit = SessionTestKit(project: Self.project)
 
     @Test func publishSubscribeSignalAndLeave() throws { try AudioDeviceTestLock.run { try publishSubscribeSignalAndLeaveBody() } }
 
@@ -47,31 +25,23 @@ struct SessionEndToEndTests {
         let device = ToneLoopDevice(frequency: 660)
         OTAudioDeviceManager.setAudioDevice(device)
         defer { OTAudioDeviceManager.setAudioDevice(nil) }
-        let router = try startRouter()
+        let router = try kit.startRouter()
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
 
         // A connects and publishes the test pattern (custom capturer) with the default audio.
         let a = DelegateRecorder()
-        let sessionA = try makeSession(router, sessionId, a)
-        try sessionA.connect(withToken: try token(sessionId, .publisher, data: "name=A"))
-        #expect(a.wait { $0.contains("didConnect") })
+        let sessionA = try kit.makeSession(router, sessionId, a)
+        try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher, data: "name=A"))
         let idA = try #require(sessionA.connection?.connectionId)
         #expect(sessionA.connection?.data == "name=A")
         #expect(sessionA.capabilities?.canPublish == true)
-        let capturer = TestPatternCapturer(width: 320, height: 240, fps: 30)
-        let publisherSettings = OTPublisherKitSettings()
-        publisherSettings.name = "pattern"
-        publisherSettings.videoCapture = capturer
-        let publisher = OTPublisherKit(delegate: a, settings: publisherSettings)
-        try sessionA.publish(publisher)
-        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
-        let streamId = try #require(publisher.stream?.streamId)
+        let (publisher, streamId) = try kit.publishPattern(sessionA, a, name: "pattern", width: 320, height: 240, fps: 30)
 
         // B connects: A's connection and stream are announced after didConnect.
         let b = DelegateRecorder()
-        let sessionB = try makeSession(router, sessionId, b)
-        try sessionB.connect(withToken: try token(sessionId, .subscriber))
+        let sessionB = try kit.makeSession(router, sessionId, b)
+        try sessionB.connect(withToken: try kit.token(sessionId, .subscriber))
         #expect(b.wait { $0.count >= 3 })
         #expect(b.calls == ["didConnect", "connectionCreated \(idA)", "streamCreated \(streamId)"])
         let idB = try #require(sessionB.connection?.connectionId)
@@ -121,12 +91,12 @@ struct SessionEndToEndTests {
     @Test func badTokenIs1004AndNoConnection() throws { try AudioDeviceTestLock.run { try badTokenIs1004AndNoConnectionBody() } }
 
     private func badTokenIs1004AndNoConnectionBody() throws {
-        let router = try startRouter()
+        let router = try kit.startRouter()
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
         let forged = ProjectCredentials(apiKey: Self.project.apiKey, apiSecret: "ffffffffffffffffffffffffffffffffffffffff")
         let recorder = DelegateRecorder()
-        let session = try makeSession(router, sessionId, recorder)
+        let session = try kit.makeSession(router, sessionId, recorder)
         try session.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: forged))
         #expect(recorder.wait { !$0.isEmpty })
         Thread.sleep(forTimeInterval: 0.3)
@@ -139,24 +109,18 @@ struct SessionEndToEndTests {
 
     private func moderatorMutesAndDisconnectsOthersDoNotBody() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
-        let router = try startRouter()
+        let router = try kit.startRouter()
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
         let a = DelegateRecorder()
-        let sessionA = try makeSession(router, sessionId, a)
-        try sessionA.connect(withToken: try token(sessionId, .publisher))
-        #expect(a.wait { $0.contains("didConnect") })
+        let sessionA = try kit.makeSession(router, sessionId, a)
+        try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher))
         let idA = try #require(sessionA.connection?.connectionId)
-        let settings = OTPublisherKitSettings()
-        settings.videoTrack = false
-        let publisher = OTPublisherKit(delegate: a, settings: settings)
-        try sessionA.publish(publisher)
-        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
-        let streamId = try #require(publisher.stream?.streamId)
+        let (publisher, streamId) = try kit.publishAudioOnly(sessionA, a)
 
         let m = DelegateRecorder()
-        let moderator = try makeSession(router, sessionId, m)
-        try moderator.connect(withToken: try token(sessionId, .moderator))
+        let moderator = try kit.makeSession(router, sessionId, m)
+        try moderator.connect(withToken: try kit.token(sessionId, .moderator))
         #expect(m.wait { $0.contains("streamCreated \(streamId)") })
         #expect(moderator.capabilities?.canForceMute == true && moderator.capabilities?.canForceDisconnect == true)
         do { try sessionA.forceMuteAll(); Issue.record("publisher muted all") } catch { #expect(error.code == 1540) }
@@ -195,32 +159,22 @@ struct SessionEndToEndTests {
 
     private func cutPathReconnectsDeliversQueuedSignalsOnceAndResumesMediaBody() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
-        let router = try startRouter(grace: 20, silence: 1.5)
+        let router = try kit.startRouter(grace: 20, silence: 1.5)
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
-        let relay = try TCPRelay(target: "127.0.0.1:\(router.port)")
-        defer { relay.stop() }
-
         // A's signaling goes through a TCP relay and its media through impairment proxies:
         // both can black-hole A's network path.
-        let proxies = MediaProxies()
-        defer { proxies.stop() }
+        let cut = try CutPath(router)
+        defer { cut.stop() }
         let a = DelegateRecorder()
-        let sessionA = try makeSession(router, sessionId, a, via: "http://127.0.0.1:\(relay.port)", heartbeatTimeout: 1.5, media: proxies)
-        try sessionA.connect(withToken: try token(sessionId, .publisher))
-        #expect(a.wait { $0.contains("didConnect") })
+        let sessionA = try kit.makeSession(router, sessionId, a, via: cut, heartbeatTimeout: 1.5)
+        try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher))
         let idA = try #require(sessionA.connection?.connectionId)
-        let capturer = TestPatternCapturer(width: 160, height: 120, fps: 30)
-        let publisherSettings = OTPublisherKitSettings()
-        publisherSettings.videoCapture = capturer
-        let publisher = OTPublisherKit(delegate: a, settings: publisherSettings)
-        try sessionA.publish(publisher)
-        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
-        let streamId = try #require(publisher.stream?.streamId)
+        let (publisher, streamId) = try kit.publishPattern(sessionA, a, width: 160, height: 120, fps: 30)
 
         let b = DelegateRecorder()
-        let sessionB = try makeSession(router, sessionId, b)
-        try sessionB.connect(withToken: try token(sessionId, .subscriber))
+        let sessionB = try kit.makeSession(router, sessionId, b)
+        try sessionB.connect(withToken: try kit.token(sessionId, .subscriber))
         #expect(b.wait { $0.contains("streamCreated \(streamId)") })
         let idB = try #require(sessionB.connection?.connectionId)
         let subscriber = OTSubscriber(stream: try #require(sessionB.streams[streamId]), delegate: b)
@@ -229,9 +183,8 @@ struct SessionEndToEndTests {
         try sessionB.subscribe(subscriber)
         #expect(b.wait(20) { _ in render.seen.count >= 10 })
 
-        #expect(proxies.count == 1, "the publisher's media leg goes through a proxy")
-        relay.setBlackhole(true)
-        proxies.setBlackhole(true)
+        #expect(cut.proxies.count == 1, "the publisher's media leg goes through a proxy")
+        cut.setCut(true)
         let cutAt = Date()
         #expect(a.wait { $0.contains("didBeginReconnecting") })
         #expect(sessionA.sessionConnectionStatus == .reconnecting)
@@ -243,8 +196,7 @@ struct SessionEndToEndTests {
         let framesInCut = render.seen.count
         Thread.sleep(forTimeInterval: max(0, 5 - Date().timeIntervalSince(cutAt)))  // a 5 s cut
         #expect(render.seen.count <= framesInCut + 2, "no media through the cut")
-        relay.setBlackhole(false)
-        proxies.setBlackhole(false)
+        cut.setCut(false)
         #expect(a.wait(20) { $0.contains("didReconnect") })
         #expect(sessionA.connection?.connectionId == idA)
         #expect(b.wait { $0.contains("signal gap from \(idA): once") })
@@ -268,32 +220,23 @@ struct SessionEndToEndTests {
 
     private func cutLongerThanTheGraceEndsTheSessionBody() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
-        let router = try startRouter(grace: 3, silence: 1)
+        let router = try kit.startRouter(grace: 3, silence: 1)
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
-        let relay = try TCPRelay(target: "127.0.0.1:\(router.port)")
-        defer { relay.stop() }
-        let proxies = MediaProxies()
-        defer { proxies.stop() }
+        let cut = try CutPath(router)
+        defer { cut.stop() }
         let a = DelegateRecorder()
-        let sessionA = try makeSession(router, sessionId, a, via: "http://127.0.0.1:\(relay.port)", heartbeatTimeout: 1, media: proxies)
-        try sessionA.connect(withToken: try token(sessionId, .publisher))
-        #expect(a.wait { $0.contains("didConnect") })
+        let sessionA = try kit.makeSession(router, sessionId, a, via: cut, heartbeatTimeout: 1)
+        try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher))
         let idA = try #require(sessionA.connection?.connectionId)
-        let settings = OTPublisherKitSettings()
-        settings.videoTrack = false
-        let publisher = OTPublisherKit(delegate: a, settings: settings)
-        try sessionA.publish(publisher)
-        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
-        let streamId = try #require(publisher.stream?.streamId)
+        let (publisher, streamId) = try kit.publishAudioOnly(sessionA, a)
 
         let b = DelegateRecorder()
-        let sessionB = try makeSession(router, sessionId, b)
-        try sessionB.connect(withToken: try token(sessionId, .subscriber))
+        let sessionB = try kit.makeSession(router, sessionId, b)
+        try sessionB.connect(withToken: try kit.token(sessionId, .subscriber))
         #expect(b.wait { $0.contains("streamCreated \(streamId)") })
 
-        relay.setBlackhole(true)
-        proxies.setBlackhole(true)
+        cut.setCut(true)
         #expect(a.wait(30) { $0.last == "didDisconnect" })
         let idB = try #require(sessionB.connection?.connectionId)
         #expect(a.calls == ["didConnect", "publisher streamCreated \(streamId)", "connectionCreated \(idB)", "didBeginReconnecting", "didFail 1022",
@@ -310,18 +253,13 @@ struct SessionEndToEndTests {
 
     private func reportIssueBody() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
-        let router = try startRouter()
+        let router = try kit.startRouter()
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
         let a = DelegateRecorder()
-        let session = try makeSession(router, sessionId, a)
-        try session.connect(withToken: try token(sessionId, .publisher))
-        #expect(a.wait { $0.contains("didConnect") })
-        let settings = OTPublisherKitSettings()
-        settings.videoTrack = false
-        let publisher = OTPublisherKit(delegate: a, settings: settings)
-        try session.publish(publisher)
-        #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
+        let session = try kit.makeSession(router, sessionId, a)
+        try kit.connect(session, a, token: try kit.token(sessionId, .publisher))
+        _ = try kit.publishAudioOnly(session, a)
         Thread.sleep(forTimeInterval: 0.5)
 
         let issueId = try session.reportIssue()
@@ -334,21 +272,4 @@ struct SessionEndToEndTests {
         session.disconnect()
         #expect(a.wait { $0.last == "didDisconnect" })
     }
-}
-
-/// Impairment proxies in front of the router's media legs (via mediaAddressRewrite).
-final class MediaProxies: @unchecked Sendable {
-    private let lock = NSLock()
-    private var proxies: [ImpairmentProxy] = []
-
-    func route(_ host: String, _ port: Int) -> (String, Int) {
-        guard let target = SocketAddress(ipv4: host, port: UInt16(port)),
-              let proxy = try? ImpairmentProxy(target: target) else { return (host, port) }
-        lock.withLock { proxies.append(proxy) }
-        return ("127.0.0.1", Int(proxy.listenAddress.port))
-    }
-
-    var count: Int { lock.withLock { proxies.count } }
-    func setBlackhole(_ on: Bool) { for proxy in lock.withLock({ proxies }) { proxy.setBlackhole(on) } }
-    func stop() { for proxy in lock.withLock({ proxies }) { proxy.stop() } }
 }

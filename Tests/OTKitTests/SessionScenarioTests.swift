@@ -17,30 +17,17 @@ import Testing
 @Suite(.serialized)
 struct SessionScenarioTests {
     static let project = ProjectCredentials(apiKey: "4712", apiSecret: "0123456789abcdef0123456789abcdef01234567")
+    private let kit = SessionTestKit(project: Self.project)
 
     @Test func moderatorTwoPublishersAndASubscriberThroughAWholeSession() throws {
         try AudioDeviceTestLock.run { try scenario() }
     }
 
-    private func token(_ sessionId: String, _ role: Role, _ data: String) throws -> String {
-        try OpenTokToken.generate(sessionID: sessionId, credentials: Self.project, role: role, connectionData: data)
-    }
-
     private func join(_ name: String, _ role: Role, _ router: Router, _ sessionId: String) throws -> ScenarioParticipant {
         let recorder = DelegateRecorder()
-        var settings = OTSessionSettings()
-        settings.routerURL = router.baseURL
-        let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
-        session.apiQueue = recorder.queue
-        try session.connect(withToken: try token(sessionId, role, "name=\(name)"))
+        let session = try kit.makeSession(router, sessionId, recorder)
+        try session.connect(withToken: try kit.token(sessionId, role, data: "name=\(name)"))
         return ScenarioParticipant(name, recorder: recorder, session: session)
-    }
-
-    private func publish(_ participant: ScenarioParticipant, name: String, video: Bool = true) -> OTPublisherKit {
-        let settings = OTPublisherKitSettings()
-        settings.name = name
-        if video { settings.videoCapture = TestPatternCapturer(width: 160, height: 120, fps: 30) } else { settings.videoTrack = false }
-        return OTPublisherKit(delegate: participant.recorder, settings: settings)
     }
 
     private func scenario() throws {
@@ -50,10 +37,7 @@ struct SessionScenarioTests {
         OTAudioDeviceManager.setAudioDevice(device)
         defer { OTAudioDeviceManager.setAudioDevice(nil) }
         let media = try MediaRouter()
-        var configuration = RouterConfiguration()
-        configuration.projects = [Self.project]
-        configuration.logLevel = .error
-        let router = try Router(configuration: configuration, media: media)
+        let router = try kit.startRouter(media: media)
         defer { router.stop() }
         let rest = RouterREST(router: router, project: Self.project)
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
@@ -84,10 +68,8 @@ struct SessionScenarioTests {
 
         // MARK: P1 and P2 publish: their own stream goes to the publisher delegate, the others get streamCreated.
         func publishAndAnnounce(_ participant: ScenarioParticipant, _ name: String) throws -> (OTPublisherKit, String) {
-            let publisher = publish(participant, name: name)
-            try participant.session.publish(publisher)
-            #expect(participant.recorder.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
-            let streamId = try #require(publisher.stream?.streamId)
+            let (publisher, streamId) = try kit.publishPattern(participant.session, participant.recorder, name: name,
+                                                              width: 160, height: 120, fps: 30)
             participant.expect("publisher streamCreated \(streamId)")
             for other in everyone where other !== participant { other.expect("streamCreated \(streamId)") }
             checkAll()
@@ -171,10 +153,7 @@ struct SessionScenarioTests {
         let p3 = try connect("P3", .publisher)
         p3.expect(["streamCreated \(s1)", "streamCreated \(s2)"])
         checkAll()
-        let publisher3 = publish(p3, name: "P3")
-        try p3.session.publish(publisher3)
-        #expect(p3.recorder.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } })
-        let s3 = try #require(publisher3.stream?.streamId)
+        let (publisher3, s3) = try kit.publishPattern(p3.session, p3.recorder, name: "P3", width: 160, height: 120, fps: 30)
         p3.expect("publisher streamCreated \(s3)", "publisher muteForced")
         for other in everyone where other !== p3 { other.expect("streamCreated \(s3)") }
         checkAll()

@@ -1,0 +1,123 @@
+import Foundation
+import OTMedia
+import OTNet
+import OTRouter
+import OTSignaling
+import Testing
+@testable import OTKit
+
+/// What the end-to-end tests repeat for one project: the embedded router, OTKit sessions
+/// on it (delegate calls on the recorder's queue), tokens, "connect and wait for
+/// didConnect" and "publish and wait for the stream". Each helper's `#expect`/`#require`
+/// reports at the caller's line.
+struct SessionTestKit {
+    let project: ProjectCredentials
+
+    /// A router for `project` in this process (logs errors only); the defaults are the
+    /// router's own (30 s grace, 5 s silence). Cost: one WebServer thread plus the SFU.
+    func startRouter(grace: Double = 30, silence: Double = 5, media: (any MediaForwarding)? = nil) throws -> Router {
+        var configuration = RouterConfiguration()
+        configuration.projects = [project]
+        configuration.logLevel = .error
+        configuration.reconnectGraceSeconds = grace
+        configuration.silenceTimeoutSeconds = silence
+        return try Router(configuration: configuration, media: media)
+    }
+
+    /// A session on `router` (or through `cut`'s relay and proxies) whose delegate calls
+    /// land on `recorder`'s queue. Not connected yet.
+    func makeSession(_ router: Router, _ sessionId: String, _ recorder: DelegateRecorder, via cut: CutPath? = nil,
+                     heartbeatTimeout: Double = 3, sourceLocation: SourceLocation = #_sourceLocation) throws -> OTSession {
+        var settings = OTSessionSettings()
+        settings.routerURL = cut?.routerURL ?? router.baseURL
+        settings.heartbeatTimeout = heartbeatTimeout
+        if let media = cut?.proxies { settings.mediaAddressRewrite = { host, port in media.route(host, port) } }
+        let session = try #require(OTSession(apiKey: project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings),
+                                   sourceLocation: sourceLocation)
+        session.apiQueue = recorder.queue
+        return session
+    }
+
+    /// A T1 token for `sessionId` signed with `project`'s secret.
+    func token(_ sessionId: String, _ role: Role = .publisher, data: String? = nil) throws -> String {
+        try OpenTokToken.generate(sessionID: sessionId, credentials: project, role: role, connectionData: data)
+    }
+
+    /// Connects `session` with `token` and expects didConnect within 10 s.
+    func connect(_ session: OTSession, _ recorder: DelegateRecorder, token: String, _ comment: Comment? = nil,
+                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try session.connect(withToken: token)
+        #expect(recorder.wait { $0.contains("didConnect") }, comment, sourceLocation: sourceLocation)
+    }
+
+    /// Publishes the stamped test pattern (plus the default audio) and expects the
+    /// publisher's streamCreated; returns the publisher and its stream id.
+    func publishPattern(_ session: OTSession, _ recorder: DelegateRecorder, name: String? = nil,
+                        width: Int, height: Int, fps: Int,
+                        sourceLocation: SourceLocation = #_sourceLocation) throws -> (publisher: OTPublisherKit, streamId: String) {
+        let settings = OTPublisherKitSettings()
+        if let name { settings.name = name }
+        settings.videoCapture = TestPatternCapturer(width: width, height: height, fps: fps)
+        return try publish(session, recorder, settings, sourceLocation)
+    }
+
+    /// Publishes audio only (no video track) and expects the publisher's streamCreated.
+    func publishAudioOnly(_ session: OTSession, _ recorder: DelegateRecorder,
+                          sourceLocation: SourceLocation = #_sourceLocation) throws -> (publisher: OTPublisherKit, streamId: String) {
+        let settings = OTPublisherKitSettings()
+        settings.videoTrack = false
+        return try publish(session, recorder, settings, sourceLocation)
+    }
+
+    private func publish(_ session: OTSession, _ recorder: DelegateRecorder, _ settings: OTPublisherKitSettings,
+                         _ sourceLocation: SourceLocation) throws -> (publisher: OTPublisherKit, streamId: String) {
+        let publisher = OTPublisherKit(delegate: recorder, settings: settings)
+        try session.publish(publisher)
+        #expect(recorder.wait { $0.contains { $0.hasPrefix("publisher streamCreated") } }, sourceLocation: sourceLocation)
+        return (publisher, try #require(publisher.stream?.streamId, sourceLocation: sourceLocation))
+    }
+}
+
+/// One client's network path that a test can cut: its signaling through a TCPRelay in
+/// front of the router, its media through ImpairmentProxies (via mediaAddressRewrite);
+/// both black-hole together.
+struct CutPath {
+    let relay: TCPRelay
+    let proxies = MediaProxies()
+
+    init(_ router: Router) throws {
+        relay = try TCPRelay(target: "127.0.0.1:\(router.port)")
+    }
+
+    /// The URL a session takes as routerURL to go through the relay.
+    var routerURL: String { "http://127.0.0.1:\(relay.port)" }
+
+    /// Cuts (true) or restores (false) signaling and media at once.
+    func setCut(_ on: Bool) {
+        relay.setBlackhole(on)
+        proxies.setBlackhole(on)
+    }
+
+    /// Stops the proxies and the relay.
+    func stop() {
+        proxies.stop()
+        relay.stop()
+    }
+}
+
+/// Impairment proxies in front of the router's media legs (via mediaAddressRewrite).
+final class MediaProxies: @unchecked Sendable {
+    private let lock = NSLock()
+    private var proxies: [ImpairmentProxy] = []
+
+    func route(_ host: String, _ port: Int) -> (String, Int) {
+        guard let target = SocketAddress(ipv4: host, port: UInt16(port)),
+              let proxy = try? ImpairmentProxy(target: target) else { return (host, port) }
+        lock.withLock { proxies.append(proxy) }
+        return ("127.0.0.1", Int(proxy.listenAddress.port))
+    }
+
+    var count: Int { lock.withLock { proxies.count } }
+    func setBlackhole(_ on: Bool) { for proxy in lock.withLock({ proxies }) { proxy.setBlackhole(on) } }
+    func stop() { for proxy in lock.withLock({ proxies }) { proxy.stop() } }
+}
