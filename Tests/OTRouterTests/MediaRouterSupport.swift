@@ -115,6 +115,35 @@ final class TestSubscriber: @unchecked Sendable {
     func stop() { pipeline.stop() }
 }
 
+extension MediaRouter {
+    /// Adds the audio + video publisher leg of `streamId` (what most tests publish).
+    func addAVPublisher(_ streamId: String = "s1") throws -> WireMediaLeg {
+        try addPublisher(streamId: streamId, audio: true, video: true)
+    }
+
+    /// Adds an audio + video subscriber leg `subscriberId` to `streamId`.
+    func addAVSubscriber(_ subscriberId: String, to streamId: String = "s1") throws -> WireMediaLeg {
+        try addSubscriber(subscriberId: subscriberId, streamId: streamId, audio: true, video: true)
+    }
+}
+
+extension TestPublisher {
+    /// Waits (up to 20 s) until the frames in `range` (by capture order) have been sent;
+    /// returns their numbers (those sent so far if that never happens).
+    func framesSent(_ range: Range<Int>) -> [UInt64] {
+        waitUntil(seconds: 20) { self.sent.count >= range.upperBound }
+        let numbers = sent
+        return Array(numbers[min(range.lowerBound, numbers.count)..<min(range.upperBound, numbers.count)])
+    }
+}
+
+/// Waits up to 3 s for every subscriber to have decoded 99 % of `sent` (the stragglers
+/// in flight when the publisher stops); returns whether they all did.
+@discardableResult
+func waitForDelivery(of sent: [UInt64], to subscribers: TestSubscriber...) -> Bool {
+    waitUntil(seconds: 3) { subscribers.allSatisfy { $0.decoded.share(of: sent) >= 0.99 } }
+}
+
 /// Waits up to `seconds` for `condition`, polling every 20 ms; returns whether it held.
 @discardableResult
 func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {

@@ -10,18 +10,17 @@ import Testing
 @Suite(.serialized) struct MediaRouterTests {
     @Test func forwardsPictureAndToneToTwoSubscribers() throws {
         let router = try MediaRouter()
-        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true)
+        let publisherLeg = try router.addAVPublisher()
         #expect(publisherLeg.profile == SRTPProfile.default.rfcName && publisherLeg.clientKey != publisherLeg.routerKey)
-        let legA = try router.addSubscriber(subscriberId: "a", streamId: "s1", audio: true, video: true)
-        let legB = try router.addSubscriber(subscriberId: "b", streamId: "s1", audio: true, video: true)
+        let legA = try router.addAVSubscriber("a")
+        let legB = try router.addAVSubscriber("b")
         #expect(Set([publisherLeg.port, legA.port, legB.port]).count == 3, "one port per leg")
         let a = try TestSubscriber(leg: legA)
         let b = try TestSubscriber(leg: legB)
         defer { a.stop(); b.stop() }
         let publisher = try TestPublisher(leg: publisherLeg)
-        waitUntil(seconds: 20) { publisher.sent.count >= 120 }
-        let sent = Array(publisher.sent.prefix(120))
-        waitUntil(seconds: 3) { a.decoded.share(of: sent) >= 0.99 && b.decoded.share(of: sent) >= 0.99 }
+        let sent = publisher.framesSent(0..<120)
+        waitForDelivery(of: sent, to: a, b)
         publisher.stop()
         let counters = try #require(router.counters(streamId: "s1"))
         for (name, subscriber) in [("a", a), ("b", b)] {
@@ -48,18 +47,17 @@ import Testing
 
     @Test func lossOnOneSubscriberPathIsRepairedFromTheRoutersHistory() throws {
         let router = try MediaRouter()
-        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true)
-        let legA = try router.addSubscriber(subscriberId: "a", streamId: "s1", audio: true, video: true)
-        let legB = try router.addSubscriber(subscriberId: "b", streamId: "s1", audio: true, video: true)
+        let publisherLeg = try router.addAVPublisher()
+        let legA = try router.addAVSubscriber("a")
+        let legB = try router.addAVSubscriber("b")
         let a = try TestSubscriber(leg: legA)
         // b's path: media from the router loses 5 %.
         let proxy = try ImpairmentProxy(target: try LegClient.address(legB), reverse: ImpairmentSettings(lossProbability: 0.05), seed: 11)
         let b = try TestSubscriber(leg: legB, feedback: proxy.listenAddress)
         defer { a.stop(); b.stop(); proxy.stop() }
         let publisher = try TestPublisher(leg: publisherLeg)
-        waitUntil(seconds: 20) { publisher.sent.count >= 150 }
-        let sent = Array(publisher.sent.prefix(150))
-        waitUntil(seconds: 3) { b.decoded.share(of: sent) >= 0.99 }
+        let sent = publisher.framesSent(0..<150)
+        waitForDelivery(of: sent, to: b)
         publisher.stop()
         let counters = try #require(router.counters(streamId: "s1"))
         let lost = proxy.counters(for: .reverse).droppedByLoss
@@ -74,21 +72,20 @@ import Testing
 
     @Test func aLateSubscriberStartsFromAKeyframe() throws {
         let router = try MediaRouter()
-        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true)
-        let legA = try router.addSubscriber(subscriberId: "a", streamId: "s1", audio: true, video: true)
+        let publisherLeg = try router.addAVPublisher()
+        let legA = try router.addAVSubscriber("a")
         let a = try TestSubscriber(leg: legA)
         defer { a.stop() }
         let publisher = try TestPublisher(leg: publisherLeg)
         waitUntil(seconds: 20) { publisher.sent.count >= 60 }
         let requestsBefore = try #require(router.counters(streamId: "s1")).keyframeRequests
-        let legB = try router.addSubscriber(subscriberId: "b", streamId: "s1", audio: true, video: true)
+        let legB = try router.addAVSubscriber("b")
         let b = try TestSubscriber(leg: legB)
         defer { b.stop() }
         let joinedAt = publisher.sent.count
-        waitUntil(seconds: 20) { publisher.sent.count >= joinedAt + 90 }
         // Frames from half a second after the join on (the keyframe needs a round trip).
-        let sent = Array(publisher.sent[(joinedAt + 15)..<(joinedAt + 90)])
-        waitUntil(seconds: 3) { b.decoded.share(of: sent) >= 0.99 }
+        let sent = publisher.framesSent((joinedAt + 15)..<(joinedAt + 90))
+        waitForDelivery(of: sent, to: b)
         publisher.stop()
         let counters = try #require(router.counters(streamId: "s1"))
         #expect(counters.keyframeRequests > requestsBefore, "the router asked for a keyframe for the newcomer: \(counters)")
@@ -101,8 +98,8 @@ import Testing
 
     @Test func forceMuteDropsEveryAudioPacketAndUnmuteResumesWithoutLoss() throws {
         let router = try MediaRouter()
-        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true)
-        let leg = try router.addSubscriber(subscriberId: "a", streamId: "s1", audio: true, video: true)
+        let publisherLeg = try router.addAVPublisher()
+        let leg = try router.addAVSubscriber("a")
         let subscriber = try TestSubscriber(leg: leg)
         defer { subscriber.stop() }
         let publisher = try TestPublisher(leg: publisherLeg)
@@ -137,15 +134,14 @@ import Testing
 
     @Test func junkToEveryLegIsCountedAndChangesNothing() throws {
         let router = try MediaRouter()
-        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true)
-        let leg = try router.addSubscriber(subscriberId: "a", streamId: "s1", audio: true, video: true)
+        let publisherLeg = try router.addAVPublisher()
+        let leg = try router.addAVSubscriber("a")
         let subscriber = try TestSubscriber(leg: leg)
         defer { subscriber.stop() }
         let publisher = try TestPublisher(leg: publisherLeg)
         let junk = try JunkSender(targets: [try LegClient.address(publisherLeg), try LegClient.address(leg)])
-        waitUntil(seconds: 20) { publisher.sent.count >= 90 }
-        let sent = Array(publisher.sent.prefix(90))
-        waitUntil(seconds: 3) { subscriber.decoded.share(of: sent) >= 0.99 }
+        let sent = publisher.framesSent(0..<90)
+        waitForDelivery(of: sent, to: subscriber)
         publisher.stop()
         junk.stop()
         let counters = try #require(router.counters(streamId: "s1"))
@@ -158,8 +154,8 @@ import Testing
 
     @Test func aPublisherWhoseAddressChangesIsFollowed() throws {
         let router = try MediaRouter()
-        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true)
-        let leg = try router.addSubscriber(subscriberId: "a", streamId: "s1", audio: true, video: true)
+        let publisherLeg = try router.addAVPublisher()
+        let leg = try router.addAVSubscriber("a")
         let subscriber = try TestSubscriber(leg: leg)
         defer { subscriber.stop() }
         let relay = try SwitchingRelay(target: try LegClient.address(publisherLeg))
@@ -170,9 +166,8 @@ import Testing
         #expect(waitUntil(seconds: 3) { relay.repliesOnFirst.load(ordering: .relaxed) > 0 }, "the router answers the first path")
         relay.switchToSecondSocket()
         let switchedAt = publisher.sent.count
-        waitUntil(seconds: 20) { publisher.sent.count >= switchedAt + 90 }
-        let sent = Array(publisher.sent[(switchedAt + 10)..<(switchedAt + 90)])
-        waitUntil(seconds: 3) { subscriber.decoded.share(of: sent) >= 0.99 }
+        let sent = publisher.framesSent((switchedAt + 10)..<(switchedAt + 90))
+        waitForDelivery(of: sent, to: subscriber)
         #expect(subscriber.decoded.share(of: sent) >= 0.9, "media from the new address is forwarded")
         #expect(waitUntil(seconds: 3) { relay.repliesOnSecond.load(ordering: .relaxed) > 0 },
                 "the router's RTCP follows the publisher to its new address")
@@ -199,7 +194,7 @@ import Testing
         #expect(ProcessResources.openDescriptors == descriptors, "descriptors \(descriptors) → \(ProcessResources.openDescriptors)")
         #expect(ProcessResources.threads <= threads, "threads \(threads) → \(ProcessResources.threads)")
         // b's leg went with its publisher: its id is free again, the stream is gone.
-        #expect(throws: MediaError.self) { try router.addSubscriber(subscriberId: "b1", streamId: "s1", audio: true, video: true) }
+        #expect(throws: MediaError.self) { try router.addAVSubscriber("b1") }
     }
 
     /// Authenticated RTP whose SSRC the router did not assign is dropped and counted; it
@@ -207,8 +202,8 @@ import Testing
     /// router's receiver report follows it there.
     @Test func rtpWithAnUnknownSSRCIsDroppedAndCounted() throws {
         let router = try MediaRouter()
-        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true)
-        let leg = try router.addSubscriber(subscriberId: "a", streamId: "s1", audio: true, video: true)
+        let publisherLeg = try router.addAVPublisher()
+        let leg = try router.addAVSubscriber("a")
         let subscriber = try TestSubscriber(leg: leg)
         defer { subscriber.stop() }
         let keys = try LegClient.keys(publisherLeg)
