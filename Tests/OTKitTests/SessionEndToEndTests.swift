@@ -170,7 +170,7 @@ struct SessionEndToEndTests {
         let sessionA = try kit.makeSession(router, sessionId, a, via: cut, heartbeatTimeout: 1.5)
         try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher))
         let idA = try #require(sessionA.connection?.connectionId)
-        let (publisher, streamId) = try kit.publishPattern(sessionA, a, width: 160, height: 120, fps: 30)
+        let (_, streamId) = try kit.publishPattern(sessionA, a, width: 160, height: 120, fps: 30)
 
         let b = DelegateRecorder()
         let sessionB = try kit.makeSession(router, sessionId, b)
@@ -229,7 +229,7 @@ struct SessionEndToEndTests {
         let sessionA = try kit.makeSession(router, sessionId, a, via: cut, heartbeatTimeout: 1)
         try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher))
         let idA = try #require(sessionA.connection?.connectionId)
-        let (publisher, streamId) = try kit.publishAudioOnly(sessionA, a)
+        let (_, streamId) = try kit.publishAudioOnly(sessionA, a)
 
         let b = DelegateRecorder()
         let sessionB = try kit.makeSession(router, sessionId, b)

@@ -155,64 +155,6 @@ func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// Sends junk to the given addresses from its own socket and thread: random bytes, RTP
-/// and RTCP headers with garbage after them (they fail SRTP authentication), truncated
-/// headers, oversized datagrams. Counts what comes back to its socket.
-final class JunkSender: @unchecked Sendable {
-    private let socket: UDPSocket
-    private let targets: [SocketAddress]
-    private let running = Atomic<Bool>(true)
-    private let finished = Atomic<Bool>(false)
-    let sent = Atomic<Int>(0)
-    let received = Atomic<Int>(0)
-
-    init(targets: [SocketAddress]) throws {
-        socket = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 1 << 20, sendBufferBytes: 1 << 20)
-        self.targets = targets
-        Thread { [self] in spray() }.start()
-    }
-
-    private func spray() {
-        let pool = PacketBufferPool(initialCount: 40, bufferSize: 4096)
-        let batch = UDPMessageBatch(capacity: 32)
-        var generator = SystemRandomNumberGenerator()
-        var round = 0
-        while running.load(ordering: .relaxed) {
-            for target in targets {
-                guard let buffer = pool.take() else { continue }
-                let kind = round % 5
-                let length = [40, 1300, 7, 60, 3000][kind]
-                let bytes = buffer.writableBytes
-                for i in 0..<length { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
-                switch kind {
-                case 0, 1: bytes[0] = 0x80; bytes[1] = 96
-                case 2: bytes[0] = 0x80
-                case 3: bytes[0] = 0x81; bytes[1] = 201
-                default: break
-                }
-                buffer.setLength(length)
-                buffer.peer = target
-                _ = try? socket.send([buffer], batch: batch)
-                pool.release(buffer)
-                sent.add(1, ordering: .relaxed)
-            }
-            var inbound: [PacketBuffer] = []
-            for _ in 0..<8 { if let b = pool.take() { inbound.append(b) } }
-            if case .processed(let n)? = try? socket.receive(into: inbound, batch: batch) { received.add(n, ordering: .relaxed) }
-            for b in inbound { pool.release(b) }
-            round += 1
-            usleep(2_000)
-        }
-        finished.store(true, ordering: .releasing)
-    }
-
-    func stop() {
-        running.store(false, ordering: .relaxed)
-        while !finished.load(ordering: .acquiring) { usleep(1_000) }
-        socket.close()
-    }
-}
-
 /// A UDP relay between a publisher and the router whose router-facing socket can be
 /// switched mid-stream (a client whose source address changes, as after a reconnection).
 /// Replies from the router are relayed back to the client.

@@ -2,6 +2,7 @@ import Foundation
 import OTMedia
 import OTRouter
 import OTSignaling
+import OTTestSupport
 import Testing
 
 /// The SFU end to end with real pipelines on 127.0.0.1: a `PublisherPipeline` (test

@@ -1,4 +1,5 @@
 import Foundation
+import OTTestSupport
 import Synchronization
 @testable import OTMedia
 
@@ -127,7 +128,7 @@ struct LoopbackRun {
             sent.withLock { $0.append(sequence) }
         }
         try publisher.start()
-        let sprayer = withGarbage ? try GarbageSprayer(targets: [subscriber.localAddress, publisher.localAddress]) : nil
+        let sprayer = withGarbage ? try JunkSender(targets: [subscriber.localAddress, publisher.localAddress], random: SplitMix64(seed: 99), pause: 5_000) : nil
         defer { sprayer?.stop() }
         let deadline = Date().addingTimeInterval(Double(frames) / Double(fps) * 4 + 10)
         var cutDone = false
@@ -155,56 +156,3 @@ struct LoopbackRun {
     }
 }
 
-/// Sends junk to the pipelines' sockets from its own thread: random bytes, RTP headers
-/// with garbage after them (bad SRTP tags), truncated headers, RTCP-looking junk and
-/// datagrams bigger than a packet buffer.
-final class GarbageSprayer: @unchecked Sendable {
-    private let socket: UDPSocket
-    private let targets: [SocketAddress]
-    private let running = Atomic<Bool>(true)
-    private var thread: Thread?
-    let sent = Atomic<Int>(0)
-
-    init(targets: [SocketAddress]) throws {
-        socket = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 1 << 16, sendBufferBytes: 1 << 20)
-        self.targets = targets
-        let thread = Thread { [self] in spray() }
-        self.thread = thread
-        thread.start()
-    }
-
-    private func spray() {
-        let pool = PacketBufferPool(initialCount: 4, bufferSize: 4096)
-        let batch = UDPMessageBatch(capacity: 1)
-        var random = SplitMix64(seed: 99)
-        var round = 0
-        while running.load(ordering: .relaxed) {
-            for target in targets {
-                guard let buffer = pool.take() else { continue }
-                let kind = round % 5
-                let length = [40, 1300, 7, 60, 3000][kind]
-                let bytes = buffer.writableBytes
-                for i in 0..<length { bytes[i] = UInt8.random(in: 0...255, using: &random) }
-                switch kind {
-                case 0, 1: bytes[0] = 0x80; bytes[1] = 96      // RTP, video PT, garbage body: bad tag
-                case 2: bytes[0] = 0x80                          // truncated header
-                case 3: bytes[0] = 0x81; bytes[1] = 201          // RTCP RR-looking junk
-                default: break                                   // bigger than a receive buffer
-                }
-                buffer.setLength(length)
-                buffer.peer = target
-                _ = try? socket.send([buffer], batch: batch)
-                pool.release(buffer)
-                sent.add(1, ordering: .relaxed)
-            }
-            round += 1
-            usleep(5_000)
-        }
-    }
-
-    func stop() {
-        running.store(false, ordering: .relaxed)
-        while thread?.isFinished == false { usleep(1_000) }
-        thread = nil  // Foundation's Thread keeps its closure (and so this sprayer) alive
-    }
-}
