@@ -68,16 +68,5 @@ enum RouterCommand {
     }
 
     /// Writes to standard output unbuffered (a supervisor reading a pipe sees it at once).
-    private static func say(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
-    }
+    private static func say(_ text: String) { writeAll(STDOUT_FILENO, text) }
 }

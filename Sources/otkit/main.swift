@@ -40,12 +40,16 @@ do {
 }
 
 /// Writes to standard error without stdio's shared `stderr` global (not Sendable).
-func writeError(_ text: String) {
+func writeError(_ text: String) { writeAll(STDERR_FILENO, text) }
+
+/// Writes all of `text` to `descriptor`, unbuffered (a supervisor reading a pipe sees it
+/// at once); gives up quietly if the descriptor fails.
+func writeAll(_ descriptor: Int32, _ text: String) {
     var text = text
     text.withUTF8 { bytes in
         var offset = 0
         while offset < bytes.count {  // write(2) may take only part, or be interrupted
-            let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return }
             offset += written

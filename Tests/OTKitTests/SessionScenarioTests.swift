@@ -47,6 +47,15 @@ struct SessionScenarioTests {
         func checkAll(_ sourceLocation: SourceLocation = #_sourceLocation) {
             for participant in everyone { participant.check(sourceLocation: sourceLocation) }
         }
+        /// A participant without a stream disconnects: it hears didDisconnect, the others its connection go.
+        func leave(_ participant: ScenarioParticipant, _ sourceLocation: SourceLocation = #_sourceLocation) {
+            participant.session.disconnect()
+            participant.expect("didDisconnect")
+            everyone.removeAll { $0 === participant }
+            for other in everyone { other.expect("connectionDestroyed \(participant.id)") }
+            participant.check(sourceLocation: sourceLocation)
+            checkAll(sourceLocation)
+        }
         func connect(_ name: String, _ role: Role) throws -> ScenarioParticipant {
             let participant = try join(name, role, router, sessionId)
             #expect(participant.recorder.wait { $0.contains("didConnect") }, "\(name) connects")
@@ -191,12 +200,7 @@ struct SessionScenarioTests {
         let l = try connect("L", .subscriber)
         l.expect(["streamCreated \(s1)", "streamCreated \(s2)", "archiveStarted \(archiveId) name=scenario"])
         checkAll()
-        l.session.disconnect()
-        l.expect("didDisconnect")
-        everyone.removeAll { $0 === l }
-        for participant in everyone { participant.expect("connectionDestroyed \(l.id)") }
-        l.check()
-        checkAll()
+        leave(l)
         let stopped = try rest.post("archive/\(archiveId)/stop")
         #expect(stopped.status == 200 && stopped.body["status"] as? String == "stopped")
         for participant in everyone { participant.expect("archiveStopped \(archiveId)") }
@@ -215,12 +219,7 @@ struct SessionScenarioTests {
         #expect(s.recorder.wait(10) { _ in renderS1.seen.count >= framesBefore + 10 }, "P1's video still flows to S")
 
         // MARK: Everyone leaves: S, then P1, then M.
-        s.session.disconnect()
-        s.expect("didDisconnect")
-        everyone.removeAll { $0 === s }
-        for participant in everyone { participant.expect("connectionDestroyed \(s.id)") }
-        s.check()
-        checkAll()
+        leave(s)
         p1.session.disconnect()
         p1.expect("publisher streamDestroyed \(s1)", "didDisconnect")
         everyone.removeAll { $0 === p1 }
