@@ -100,11 +100,7 @@ struct PythonSDKClientTests {
         #expect(b.wait { $0.contains("streamCreated \(streamId)") })
         let stream = try #require(sessionB.streams[streamId])
         #expect(stream.connection.connectionId == idA && stream.connection.data == Self.publisherData)
-        let subscriber = OTSubscriber(stream: stream, delegate: b)
-        let render = FrameNumberRender()
-        subscriber.videoRender = render
-        try sessionB.subscribe(subscriber)
-        #expect(b.wait { $0.contains("subscriber connected") })
+        let (_, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, stream)
         #expect(b.wait(20) { _ in render.seen.count >= 20 })
         let numbers = render.seen
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers increase")

@@ -51,11 +51,7 @@ struct SessionEndToEndTests {
         #expect(stream.name == "pattern" && stream.hasVideo && stream.videoDimensions == OTVideoDimensions(width: 320, height: 240))
 
         // B subscribes; the decoded pictures carry increasing frame numbers.
-        let subscriber = OTSubscriber(stream: stream, delegate: b)
-        let render = FrameNumberRender()
-        subscriber.videoRender = render
-        try sessionB.subscribe(subscriber)
-        #expect(b.wait { $0.contains("subscriber connected") })
+        let (_, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, stream)
         #expect(b.wait(20) { _ in render.seen.count >= 30 })
         let numbers = render.seen
         #expect(numbers.count >= 30)

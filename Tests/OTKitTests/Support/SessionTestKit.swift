@@ -69,6 +69,17 @@ struct SessionTestKit {
         return try publish(session, recorder, settings, sourceLocation)
     }
 
+    /// Subscribes to `stream` with a FrameNumberRender and expects "subscriber connected".
+    func subscribeReadingFrameNumbers(_ session: OTSession, _ recorder: DelegateRecorder, _ stream: OTStream,
+                                      sourceLocation: SourceLocation = #_sourceLocation) throws -> (subscriber: OTSubscriber, render: FrameNumberRender) {
+        let subscriber = OTSubscriber(stream: stream, delegate: recorder)
+        let render = FrameNumberRender()
+        subscriber.videoRender = render
+        try session.subscribe(subscriber)
+        #expect(recorder.wait { $0.contains("subscriber connected") }, sourceLocation: sourceLocation)
+        return (subscriber, render)
+    }
+
     private func publish(_ session: OTSession, _ recorder: DelegateRecorder, _ settings: OTPublisherKitSettings,
                          _ sourceLocation: SourceLocation) throws -> (publisher: OTPublisherKit, streamId: String) {
         let publisher = OTPublisherKit(delegate: recorder, settings: settings)
