@@ -91,11 +91,13 @@ public struct QualityController: Sendable {
     private var qualifiedSince: [UInt64?]
     private var lastEncoderBitrate: Int?
 
-    /// A controller starting at the ceiling rung. Cost: one array of `ladder.rungs.count`.
-    public init(ladder: QualityLadder, configuration: Configuration = Configuration()) {
+    /// A controller starting at `startRung` (default the ceiling; a publisher whose estimator
+    /// starts low, e.g. GCC's usual 300 kbps, can start at `ladder.highestRung(fitting:)`).
+    /// Cost: one array of `ladder.rungs.count`.
+    public init(ladder: QualityLadder, configuration: Configuration = Configuration(), startRung: Int = 0) {
         self.ladder = ladder
         self.configuration = configuration
-        rungIndex = 0
+        rungIndex = min(max(0, startRung), ladder.rungs.count - 1)
         qualifiedSince = Array(repeating: nil, count: ladder.rungs.count)
     }
 
