@@ -65,9 +65,10 @@ let adaptTick: UInt64 = 100_000_000
     }
 
     /// Runs a controller started at `startRung` (one update at its floor at t = 0), then feeds `target(t)` every 100 ms for `seconds`; returns the rung changes with times.
-    static func run(startRung: Int, seconds: Int, target: (UInt64) -> Int) -> (changes: [(ms: UInt64, rung: Int)], controller: QualityController) {
+    static func run(startRung: Int, seconds: Int, configuration: QualityController.Configuration = .init(),
+                    target: (UInt64) -> Int) -> (changes: [(ms: UInt64, rung: Int)], controller: QualityController) {
         let ladder = QualityLadder(ceilingWidth: 1280, ceilingHeight: 720, ceilingFrameRate: 30)
-        var controller = QualityController(ladder: ladder, startRung: startRung)
+        var controller = QualityController(ladder: ladder, configuration: configuration, startRung: startRung)
         _ = controller.update(targetBitrate: ladder.rungs[startRung].minBitrate, now: 0)
         var changes: [(UInt64, Int)] = []
         var now: UInt64 = adaptSecond
@@ -158,6 +159,20 @@ let adaptTick: UInt64 = 100_000_000
         #expect(crossings > 200, "the input really is noisy around the threshold")
         #expect(result.changes.count == expectedChanges)
         if let first = result.changes.first { #expect(first.rung == start + 1, "only ever down, by one") }
+    }
+
+    /// The control for the test above: the same noisy input through a controller with its
+    /// hysteresis switched off (no holds, no headroom) changes rung dozens of times.
+    @Test func withoutHysteresisTheSameInputOscillates() {
+        var config = QualityController.Configuration()
+        config.downHold = 0
+        config.upHold = 0
+        config.upHeadroom = 1
+        var random = AdaptQualityRandom(state: 1)
+        let result = Self.run(startRung: 0, seconds: 60, configuration: config) { _ in
+            Int(525_312 * (1 + 0.15 * random.symmetric()))
+        }
+        #expect(result.changes.count > 100)
     }
 
     @Test func encoderBitrateFollowsTheTargetWithADeadBand() {
