@@ -132,7 +132,7 @@ import OTMedia
     @Test(arguments: [
         (30_000.0, 8.0, UInt64(7), 1, 0),     // (amplitude, period s, seed, warnings, lifts)
         (30_000.0, 8.0, UInt64(8), 1, 0),
-        (60_000.0, 16.0, UInt64(9), 4, 3),   // the 4th warning (at ~54 s) is not lifted by 60 s
+        (60_000.0, 16.0, UInt64(9), 4, 3),   // the 4th warning comes too late to be lifted by 60 s
         (10_000.0, 4.0, UInt64(10), 0, 0),    // dips last 2 s < the 3 s warning hold
     ] as [(Double, Double, UInt64, Int, Int)])
     func swingingBitrateAroundTheWarningThreshold(amplitude: Double, period: Double, seed: UInt64, warnings: Int, lifts: Int) {
