@@ -1,0 +1,108 @@
+/// The loss-based controller: As_hat from the fraction of packets lost (draft-ietf-rmcat-gcc-02
+/// §6).
+///
+/// Per report of a loss fraction p (RTCP receiver report "fraction lost", RFC 3550 §6.4.1,
+/// or the share of packets a transport-wide feedback interval reports lost):
+/// - p < 2 %: As = 1.05 x As (§6),
+/// - 2 % <= p <= 10 %: As unchanged (§6: such losses, if they do not grow, are not
+///   self-inflicted congestion),
+/// - p > 10 %: As = As x (1 - 0.5 p) (§6), at most once per ``responseTimeNanoseconds``
+///   (our choice, as for the delay-based decrease: one congestion event seen in several
+///   reports cuts once). When the acknowledged bitrate (else the ceiling) is given and As is
+///   above it, the cut starts from there: cutting an As that was never in force would change
+///   nothing, and the acknowledged bitrate is what the lossy path actually carried (the
+///   delay-based cut may already be below it; min() then keeps that one).
+///
+/// An increase never lifts As above `ceiling` when one is given: §6 has the loss-based
+/// controller work from the delay-based estimate A_hat, and without a ceiling a loss-free
+/// path would let As run off to the maximum, where it would mean nothing when losses
+/// start. The final target is min(A_hat, As) (§6), taken by ``BandwidthEstimator``.
+///
+/// Cost: O(1) per report.
+public struct LossBasedController: Sendable {
+    /// Thresholds and factors; defaults are §6's.
+    public struct Configuration: Sendable, Equatable {
+        /// Below this loss fraction, increase (§6: 0.02).
+        public var increaseBelow: Double
+        /// Above this loss fraction, decrease (§6: 0.10).
+        public var decreaseAbove: Double
+        /// Increase factor per report (§6: 1.05).
+        public var increaseFactor: Double
+        /// Lowest estimate, bits/s.
+        public var minBitrate: Int
+        /// Highest estimate, bits/s.
+        public var maxBitrate: Int
+        /// Creates a configuration with §6's thresholds.
+        public init(minBitrate: Int, maxBitrate: Int, increaseBelow: Double = 0.02, decreaseAbove: Double = 0.10,
+                    increaseFactor: Double = 1.05) {
+            self.minBitrate = max(1, minBitrate)
+            self.maxBitrate = max(self.minBitrate, maxBitrate)
+            self.increaseBelow = increaseBelow
+            self.decreaseAbove = decreaseAbove
+            self.increaseFactor = increaseFactor
+        }
+    }
+
+    /// What the last report did.
+    public enum Action: Sendable, Equatable {
+        /// p < 2 %: raised (possibly held at the ceiling).
+        case increase
+        /// 2-10 %: unchanged.
+        case hold
+        /// p > 10 %: cut by (1 - 0.5 p).
+        case decrease
+        /// p > 10 % but within a response time of the last cut: unchanged.
+        case decreaseSuppressed
+    }
+
+    /// Thresholds in use.
+    public let configuration: Configuration
+    /// As_hat, bits/s.
+    public private(set) var estimate: Double
+    /// The last loss fraction reported, 0...1.
+    public private(set) var lastLossFraction = 0.0
+    /// Time between two cuts, nanoseconds (100 ms + rtt; set with ``setRTT(nanoseconds:)``).
+    public private(set) var responseTimeNanoseconds: UInt64 = 200_000_000
+    private var lastDecrease: UInt64?
+
+    /// A controller at `initialBitrate` (clamped). Costs nothing.
+    public init(initialBitrate: Int, configuration: Configuration) {
+        self.configuration = configuration
+        estimate = Double(min(max(initialBitrate, configuration.minBitrate), configuration.maxBitrate))
+    }
+
+    /// Sets the round-trip time; the response time becomes 100 ms + rtt. O(1).
+    public mutating func setRTT(nanoseconds: UInt64) {
+        responseTimeNanoseconds = 100_000_000 + nanoseconds
+    }
+
+    /// Applies one loss report. `fractionLost` in 0...1 (clamped), `ceiling` the most an
+    /// increase may reach (bits/s, usually the delay-based estimate), `acknowledgedBitrate`
+    /// the most a cut starts from (bits/s), `now` the caller's clock in nanoseconds. Returns
+    /// what it did. O(1).
+    @discardableResult
+    public mutating func update(fractionLost: Double, ceiling: Int? = nil, acknowledgedBitrate: Int? = nil,
+                                now: UInt64) -> Action {
+        let p = min(max(fractionLost.isNaN ? 0 : fractionLost, 0), 1)
+        lastLossFraction = p
+        let action: Action
+        if p < configuration.increaseBelow {
+            var next = estimate * configuration.increaseFactor
+            if let ceiling { next = min(next, max(estimate, Double(ceiling))) }
+            estimate = next
+            action = .increase
+        } else if p <= configuration.decreaseAbove {
+            action = .hold
+        } else if let last = lastDecrease, now >= last, now - last < responseTimeNanoseconds {
+            action = .decreaseSuppressed
+        } else {
+            let inForce = acknowledgedBitrate ?? ceiling
+            let base = inForce.map { min(estimate, Double($0)) } ?? estimate
+            estimate = base * (1 - 0.5 * p)
+            lastDecrease = now
+            action = .decrease
+        }
+        estimate = min(max(estimate, Double(configuration.minBitrate)), Double(configuration.maxBitrate))
+        return action
+    }
+}

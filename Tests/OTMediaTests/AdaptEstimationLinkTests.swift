@@ -1,0 +1,229 @@
+import Testing
+import OTMedia
+
+/// A deterministic bottleneck for the bandwidth estimator: the sender paces 1200-byte
+/// packets at the estimator's target; a drop-tail FIFO (64 KiB, the ImpairmentProxy's
+/// default `queueLimitBytes`) is served at `capacity` bits/s; a constant propagation delay
+/// each way; optional random loss before the queue (seeded); the receiver sends transport-
+/// wide feedback every 50-100 ms (seeded), which reaches the sender one propagation delay
+/// later. Time advances in 1 ms ticks; event times inside a tick are exact.
+struct AdaptLinkSimulation {
+    struct Phase {
+        var start: Double          // seconds
+        var capacity: Int          // bits/s
+        var loss: Double = 0
+    }
+
+    struct Sample {
+        var time: Double
+        var capacity: Int
+        var target: Int
+        var delayBased: Int
+        var lossBased: Int
+        var acknowledged: Int?
+        var queueDelayMilliseconds: Double
+        var state: BandwidthEstimatorState
+    }
+
+    var phases: [Phase]
+    var duration: Double
+    var initialBitrate = 300_000
+    var propagationNanoseconds: UInt64 = 20_000_000
+    var queueLimitBytes = 64 * 1024
+    var packetSize = 1200
+    var seed: UInt64 = 0x5EED
+
+    /// SplitMix64: a tiny seeded generator, so runs are reproducible.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    }
+
+    func run() -> [Sample] {
+        let ms: UInt64 = 1_000_000
+        let receiverClockOffset: UInt64 = 123_456_789_000   // only differences may matter
+        var estimator = BandwidthEstimator(configuration: .init(initialBitrate: initialBitrate, minBitrate: 50_000, maxBitrate: 10_000_000))
+        estimator.onRTT(nanoseconds: 2 * propagationNanoseconds)
+        var random = Random(state: seed)
+
+        var sendTimes: [UInt64] = []
+        var arrivals: [UInt64?] = []                 // receiver's clock; nil until (or unless) it arrives
+        var queue: [(seq: Int, enqueue: UInt64)] = []
+        var queueHead = 0
+        var queuedBytes = 0
+        var serverFreeAt: UInt64 = 0
+        var inFlight: [(seq: Int, arrival: UInt64)] = []   // departed, not yet at the receiver (FIFO)
+        var inFlightHead = 0
+        var highestReceived = -1
+        var lastReported = -1
+        var nextFeedback: UInt64 = 50 * ms
+        var pendingFeedback: [(deliver: UInt64, results: [PacketResult])] = []
+        var nextSend: UInt64 = 0
+        var lastQueueDelay = 0.0
+        var samples: [Sample] = []
+        let end = UInt64(duration * 1000) * ms
+
+        var now: UInt64 = 0
+        while now <= end {
+            let phase = phases.last { UInt64($0.start * 1000) * ms <= now } ?? phases[0]
+            let capacity = UInt64(phase.capacity)
+            // Sender: paced at the current target.
+            while nextSend <= now {
+                let seq = sendTimes.count
+                sendTimes.append(nextSend)
+                arrivals.append(nil)
+                if random.unit() >= phase.loss, queuedBytes + packetSize <= queueLimitBytes {
+                    queue.append((seq, nextSend))
+                    queuedBytes += packetSize
+                }
+                nextSend += UInt64(packetSize * 8) * 1_000_000_000 / UInt64(max(estimator.targetBitrate, 1))
+            }
+            // Bottleneck: serve the FIFO at the capacity in force when each packet starts.
+            while queueHead < queue.count {
+                let head = queue[queueHead]
+                let start = max(serverFreeAt, head.enqueue)
+                let finish = start + UInt64(packetSize * 8) * 1_000_000_000 / capacity
+                guard finish <= now else { break }
+                serverFreeAt = finish
+                queueHead += 1
+                queuedBytes -= packetSize
+                lastQueueDelay = Double(finish - head.enqueue) / 1e6
+                inFlight.append((head.seq, finish + propagationNanoseconds))
+            }
+            // Receiver.
+            while inFlightHead < inFlight.count, inFlight[inFlightHead].arrival <= now {
+                let packet = inFlight[inFlightHead]
+                arrivals[packet.seq] = packet.arrival + receiverClockOffset
+                highestReceived = packet.seq
+                inFlightHead += 1
+            }
+            if now >= nextFeedback {
+                if highestReceived > lastReported {
+                    var results: [PacketResult] = []
+                    for seq in (lastReported + 1)...highestReceived {
+                        results.append(PacketResult(sequenceNumber: UInt64(seq), sendNanoseconds: sendTimes[seq],
+                                                    arrivalNanoseconds: arrivals[seq], size: packetSize))
+                    }
+                    lastReported = highestReceived
+                    pendingFeedback.append((now + propagationNanoseconds, results))
+                }
+                nextFeedback = now + 50 * ms + random.next() % (51 * ms)
+            }
+            // Sender receives feedback.
+            while let first = pendingFeedback.first, first.deliver <= now {
+                pendingFeedback.removeFirst()
+                estimator.onRTT(nanoseconds: 2 * propagationNanoseconds + UInt64(lastQueueDelay * 1e6))
+                estimator.onTransportFeedback(first.results, now: now)
+            }
+            if now % (100 * ms) == 0 {
+                let state = estimator.state
+                let queueDelay = queueHead < queue.count || serverFreeAt > now ? lastQueueDelay : 0
+                samples.append(Sample(time: Double(now) / 1e9, capacity: phase.capacity, target: state.targetBitrate,
+                                      delayBased: state.delayBasedBitrate, lossBased: state.lossBasedBitrate,
+                                      acknowledged: state.acknowledgedBitrate, queueDelayMilliseconds: queueDelay, state: state))
+            }
+            now += ms
+        }
+        return samples
+    }
+
+    static func printTrajectory(_ title: String, _ samples: [Sample], every: Double = 0.5) {
+        print("== \(title)")
+        print("   t(s)  C(kbps) target  delay   loss   acked  queue(ms) trend  thresh state")
+        for sample in samples where (sample.time / every).rounded() * every == sample.time {
+            let acked = sample.acknowledged.map { String($0 / 1000) } ?? "-"
+            func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
+            print("  " + pad(String(format1(sample.time)), 5) + pad(String(sample.capacity / 1000), 8)
+                  + pad(String(sample.target / 1000), 7) + pad(String(sample.delayBased / 1000), 7)
+                  + pad(String(sample.lossBased / 1000), 7) + pad(acked, 7)
+                  + pad(String(Int(sample.queueDelayMilliseconds)), 9) + pad(String(Int(sample.state.trendMilliseconds)), 7)
+                  + pad(String(Int(sample.state.thresholdMilliseconds)), 7) + "  \(sample.state.rateControl) \(sample.state.usage)")
+        }
+    }
+
+    static func format1(_ x: Double) -> String {
+        let tenths = Int((x * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+/// The whole estimator against a simulated bottleneck: convergence, a capacity drop, random loss.
+@Suite struct AdaptEstimationLinkTests {
+    @Test func rampsToCapacity() {
+        let capacity = 2_000_000
+        let samples = AdaptLinkSimulation(phases: [.init(start: 0, capacity: capacity)], duration: 20).run()
+        AdaptLinkSimulation.printTrajectory("300 kbps start, C = 2 Mbps", samples)
+        let inRange = { (s: AdaptLinkSimulation.Sample) in
+            Double(s.target) >= 0.7 * Double(capacity) && Double(s.target) <= 1.1 * Double(capacity)
+        }
+        let first = samples.first(where: inRange)
+        print("first within [0.7 C, 1.1 C] at \(first.map { AdaptLinkSimulation.format1($0.time) } ?? "never") s")
+        let last = samples.last!.target
+        #expect(Double(last) >= 0.7 * Double(capacity) && Double(last) <= 1.1 * Double(capacity), "target at 20 s: \(last)")
+        #expect((first?.time ?? 99) <= 15)
+        // After the start-up ramp's first over-use, it stays there (the AIMD saw-tooth stays
+        // inside the band).
+        let firstDecrease = samples.first { $0.state.rateControl == .decrease }?.time ?? 0
+        print("first over-use at \(AdaptLinkSimulation.format1(firstDecrease)) s")
+        let after = samples.filter { $0.time > firstDecrease }
+        let outside = after.filter { !inRange($0) }.count
+        #expect(outside == 0, "left the band: \(after.filter { !inRange($0) }.map { ($0.time, $0.target) })")
+        // And the queue stays short in steady state.
+        let steadyDelay = samples.filter { $0.time >= 15 }.map(\.queueDelayMilliseconds).max() ?? 0
+        print("max queueing delay 15-20 s: \(Int(steadyDelay)) ms")
+        #expect(steadyDelay < 150)
+    }
+
+    @Test func followsACapacityDrop() {
+        let samples = AdaptLinkSimulation(phases: [.init(start: 0, capacity: 2_000_000), .init(start: 20, capacity: 500_000)],
+                                          duration: 30).run()
+        AdaptLinkSimulation.printTrajectory("C = 2 Mbps, then 500 kbps at 20 s", samples.filter { $0.time >= 18 }, every: 0.2)
+        let before = samples.last { $0.time <= 20 }!
+        #expect(before.target >= 1_400_000, "converged before the drop: \(before.target)")
+        let fits = samples.first { $0.time > 20 && $0.target <= 600_000 }
+        print("target <= 600 kbps \(fits.map { AdaptLinkSimulation.format1($0.time - 20) } ?? "never") s after the drop")
+        #expect((fits?.time ?? 99) - 20 <= 2)
+        let peakDelay = samples.filter { $0.time >= 20 }.map(\.queueDelayMilliseconds).max() ?? 0
+        // The 64 KiB buffer fills (about 1 s at 500 kbps) before any feedback can show the drop;
+        // emptying it takes at least ~1 s more. Then the latency budget keeps it short.
+        let drained = samples.first { $0.time > 20.5 && $0.queueDelayMilliseconds < 100 }
+        let drainedTime = (drained?.time ?? 99) - 20
+        let worstAfter = samples.filter { $0.time >= 20 + drainedTime }.map(\.queueDelayMilliseconds).max() ?? 0
+        print("peak queueing delay \(Int(peakDelay)) ms; back under 100 ms \(AdaptLinkSimulation.format1(drainedTime)) s after the drop; worst after that \(Int(worstAfter)) ms")
+        #expect(drainedTime <= 3)
+        #expect(worstAfter <= 250)
+        // Settled at the new capacity: not starved, not above it.
+        let late = samples.filter { $0.time >= 27 }
+        #expect(late.allSatisfy { $0.target >= 300_000 && $0.target <= 600_000 }, "\(late.map(\.target))")
+    }
+
+    @Test func randomLossDoesNotCollapse() {
+        let capacity = 2_000_000
+        let samples = AdaptLinkSimulation(phases: [.init(start: 0, capacity: capacity), .init(start: 15, capacity: capacity, loss: 0.05)],
+                                          duration: 40, seed: 42).run()
+        AdaptLinkSimulation.printTrajectory("C = 2 Mbps, 5 % random loss from 15 s", samples.filter { $0.time >= 14 }, every: 1)
+        let lossy = samples.filter { $0.time >= 15 }
+        let lowest = lossy.map(\.target).min() ?? 0
+        let mean = lossy.map(\.target).reduce(0, +) / max(1, lossy.count)
+        print("with 5 % loss: lowest target \(lowest / 1000) kbps, mean \(mean / 1000) kbps")
+        #expect(Double(lowest) >= 0.5 * Double(capacity))
+    }
+
+    /// Not a requirement of this round: how fast the estimate climbs back after the cap lifts
+    /// (issue 5's `otbench adapt` goal is <= 10 s). Printed for the report; asserted loosely.
+    @Test func climbsBackAfterTheCapLifts() {
+        let samples = AdaptLinkSimulation(phases: [.init(start: 0, capacity: 500_000), .init(start: 15, capacity: 2_000_000)],
+                                          duration: 45).run()
+        AdaptLinkSimulation.printTrajectory("C = 500 kbps, then 2 Mbps at 15 s", samples.filter { $0.time >= 14 }, every: 1)
+        let back = samples.first { $0.time > 15 && $0.target >= 1_400_000 }
+        print("back to >= 0.7 x 2 Mbps \(back.map { AdaptLinkSimulation.format1($0.time - 15) } ?? "never") s after the cap lifted")
+        #expect(back != nil)
+    }
+}
