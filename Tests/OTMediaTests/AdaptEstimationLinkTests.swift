@@ -33,25 +33,13 @@ struct AdaptLinkSimulation {
     var packetSize = 1200
     var seed: UInt64 = 0x5EED
 
-    /// SplitMix64: a tiny seeded generator, so runs are reproducible.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    }
 
     func run() -> [Sample] {
         let ms: UInt64 = 1_000_000
         let receiverClockOffset: UInt64 = 123_456_789_000   // only differences may matter
         var estimator = BandwidthEstimator(configuration: .init(initialBitrate: initialBitrate, minBitrate: 50_000, maxBitrate: 10_000_000))
         estimator.onRTT(nanoseconds: 2 * propagationNanoseconds)
-        var random = Random(state: seed)
+        var random = SplitMix64(seed: seed)  // reproducible runs
 
         var sendTimes: [UInt64] = []
         var arrivals: [UInt64?] = []                 // receiver's clock; nil until (or unless) it arrives

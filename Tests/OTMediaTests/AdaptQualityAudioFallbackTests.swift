@@ -136,7 +136,7 @@ import OTMedia
         (10_000.0, 4.0, UInt64(10), 0, 0),    // dips last 2 s < the 3 s warning hold
     ] as [(Double, Double, UInt64, Int, Int)])
     func swingingBitrateAroundTheWarningThreshold(amplitude: Double, period: Double, seed: UInt64, warnings: Int, lifts: Int) {
-        var random = AdaptQualityRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         let result = Self.run(seconds: 60) { ms in
             let phase = 2 * Double.pi * Double(ms) / 1000 / period
             return (Int(100_000 + amplitude * Glibc.sin(phase) + 5_000 * random.symmetric()), 0)

@@ -1,19 +1,6 @@
 import Testing
 import OTMedia
 
-/// Deterministic noise for the hover tests (SplitMix64, seeded).
-struct AdaptQualityRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    mutating func symmetric() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
-}
 
 let adaptSecond: UInt64 = 1_000_000_000
 let adaptTick: UInt64 = 100_000_000
@@ -146,7 +133,7 @@ let adaptTick: UInt64 = 100_000_000
         (2, 131_328, UInt64(6), 1),   // 5 % under 360p30's floor: to 360p15 once
     ] as [(Int, Int, UInt64, Int)])
     func noisyTargetDoesNotOscillate(start: Int, centre: Int, seed: UInt64, expectedChanges: Int) {
-        var random = AdaptQualityRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         var crossings = 0
         var previousAbove: Bool?
         let result = Self.run(startRung: start, seconds: 60) { _ in
@@ -168,7 +155,7 @@ let adaptTick: UInt64 = 100_000_000
         config.downHold = 0
         config.upHold = 0
         config.upHeadroom = 1
-        var random = AdaptQualityRandom(state: 1)
+        var random = SplitMix64(seed: 1)
         let result = Self.run(startRung: 0, seconds: 60, configuration: config) { _ in
             Int(525_312 * (1 + 0.15 * random.symmetric()))
         }

@@ -97,7 +97,7 @@ import OTMedia
     /// switches (each costing a keyframe) stay rare.
     @Test(arguments: [UInt64(11), 12, 13])
     func noisyEstimateRarelySwitchesSpatial(seed: UInt64) {
-        var random = AdaptQualityRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         var selector = LayerSelector(layers: Self.layers)
         _ = selector.update(estimate: 1_000_000, now: 0)
         _ = selector.keyframeArrived(spatial: 2)

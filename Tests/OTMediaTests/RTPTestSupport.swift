@@ -35,4 +35,8 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+    /// Uniform in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// Uniform in [-1, 1).
+    mutating func symmetric() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
 }
