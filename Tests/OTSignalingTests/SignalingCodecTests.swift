@@ -20,6 +20,8 @@ import Testing
         .signal(SignalRequest(type: "chat", data: "héllo \"quoted\" / ✓", to: nil)),
         .signal(SignalRequest(type: "", data: "", to: "c2")),
         .streamChanged(StreamChange(streamId: "s1", hasAudio: false, hasVideo: nil)),
+        .subscriptionChanged(SubscriptionChange(subscriberId: "u1", subscribeToAudio: nil, subscribeToVideo: false)),
+        .subscriptionChanged(SubscriptionChange(subscriberId: "u1", subscribeToAudio: true, subscribeToVideo: true)),
         .forceMuteAll(excludedStreamIds: ["s1", "s2"]),
         .forceMuteStream(streamId: "s1"),
         .disableForceMute,

@@ -74,7 +74,7 @@ extension OTSession {
             let sent = self.channel?.request(.subscribe(request)) { reply in
                 switch reply {
                 case .subscribed(let subscribed):
-                    subscriber.subscribed(subscribed, in: self)
+                    subscriber.subscribed(subscribed, requested: request, in: self)
                 case .error(let error):
                     self.subscriberFailed(subscriber, OTError(domain: .subscriber, code: Int32(truncatingIfNeeded: error.code), message: error.message))
                 default:
@@ -104,6 +104,10 @@ extension OTSession {
 
     func sendStreamChange(_ change: StreamChange) {
         work.async { self.channel?.request(.streamChanged(change)) }
+    }
+
+    func sendSubscriptionChange(_ change: SubscriptionChange) {
+        work.async { self.channel?.request(.subscriptionChanged(change)) }
     }
 
     func publisherFailed(_ publisher: OTPublisherKit, error: OTError, unpublishStreamId: String?) {

@@ -45,6 +45,8 @@ public class OTSubscriberKit: @unchecked Sendable {
     private var pipeline: SubscriberPipeline?
     private(set) var subscriberId: String?
     private var interrupted = false
+    /// What the router was last told this subscriber wants forwarded (nil: not subscribed).
+    private var routerForwarding: (audio: Bool, video: Bool)?
     var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
 
     /// A subscriber for `stream`; subscribe it with `OTSession.subscribe`.
@@ -56,19 +58,29 @@ public class OTSubscriberKit: @unchecked Sendable {
     /// The session it is subscribed in (nil when not subscribed).
     public var session: OTSession? { lock.withLock { storedSession } }
 
-    /// Whether sound is played (default true). False: decoded audio is not played
-    /// (the router still forwards it; selective forwarding is a later issue).
+    /// Whether audio is received and played (default true). False: the router stops
+    /// forwarding this stream's audio to this subscriber (no bandwidth used) and nothing
+    /// is played; true turns it back on. Set before subscribing, it is part of the
+    /// subscribe request. Cost: one signaling message when it changes while subscribed.
     public var subscribeToAudio: Bool {
         get { audioControl.enabled.load(ordering: .relaxed) }
-        set { audioControl.enabled.store(newValue, ordering: .relaxed) }
+        set {
+            audioControl.enabled.store(newValue, ordering: .relaxed)
+            syncForwarding()
+        }
     }
 
-    /// Whether pictures are rendered (default true). Changing it reports
-    /// `subscriberVideoDisabled/Enabled(reason: .subscriberPropertyChanged)`.
+    /// Whether video is received and rendered (default true). False: the router stops
+    /// forwarding this stream's video to this subscriber; true turns it back on, starting
+    /// with a keyframe. Changing it reports
+    /// `subscriberVideoDisabled/Enabled(reason: .subscriberPropertyChanged)`. Set before
+    /// subscribing, it is part of the subscribe request. Cost: one signaling message when
+    /// it changes while subscribed.
     public var subscribeToVideo: Bool {
         get { videoGate.load(ordering: .relaxed) }
         set {
             let was = videoGate.exchange(newValue, ordering: .relaxed)
+            syncForwarding()
             if was != newValue { reportVideo(enabled: newValue, reason: .subscriberPropertyChanged) }
         }
     }
@@ -78,8 +90,12 @@ public class OTSubscriberKit: @unchecked Sendable {
     func attach(to session: OTSession) { lock.withLock { storedSession = session } }
 
     /// The router set up the leg: start receiving, then `subscriberDidConnectToStream`. Work queue.
-    func subscribed(_ reply: SubscribedReply, in session: OTSession) {
-        lock.withLock { subscriberId = reply.subscriberId }
+    func subscribed(_ reply: SubscribedReply, requested: SubscribeRequest, in session: OTSession) {
+        lock.withLock {
+            subscriberId = reply.subscriberId
+            routerForwarding = (requested.subscribeToAudio, requested.subscribeToVideo)
+        }
+        syncForwarding()  // the app may have changed its mind while the request was out
         do throws(OTError) {
             try startMedia(reply.media, settings: session.settings)
         } catch {
@@ -118,6 +134,18 @@ public class OTSubscriberKit: @unchecked Sendable {
         }
     }
 
+    /// Tells the router what to forward when it differs from what it was last told (only
+    /// once subscribed). Queued under the lock so changes reach the router in order.
+    private func syncForwarding() {
+        lock.withLock {
+            guard let id = subscriberId, let session = storedSession, let told = routerForwarding else { return }
+            let wanted = (audio: audioControl.enabled.load(ordering: .relaxed), video: videoGate.load(ordering: .relaxed))
+            guard wanted != told else { return }
+            routerForwarding = wanted
+            session.sendSubscriptionChange(SubscriptionChange(subscriberId: id, subscribeToAudio: wanted.audio, subscribeToVideo: wanted.video))
+        }
+    }
+
     /// Receive thread: one decoded picture.
     private func decoded(_ frame: VideoFrame) {
         guard videoGate.load(ordering: .relaxed) else { return }
@@ -153,7 +181,7 @@ public class OTSubscriberKit: @unchecked Sendable {
     /// Stops media and forgets the session.
     func detach() {
         let pipeline = lock.withLock { () -> SubscriberPipeline? in
-            defer { self.pipeline = nil; storedSession = nil; subscriberId = nil; interrupted = false }
+            defer { self.pipeline = nil; storedSession = nil; subscriberId = nil; routerForwarding = nil; interrupted = false }
             return self.pipeline
         }
         pipeline?.stop()

@@ -89,6 +89,20 @@ final class ForwardingGroup: Sendable {
         publisher.socket.close()
     }
 
+    /// Turns each kind on or off for one subscriber leg (atomic stores the forwarding
+    /// thread reads per packet); video turned on asks the publisher for a keyframe and
+    /// wakes the thread so the request goes out now.
+    func setForwarding(subscriberId: String, audio: Bool, video: Bool) {
+        let (leg, thread) = state.withLock { state in (state.subscribers.first { $0.subscriberId == subscriberId }, state.thread) }
+        guard let leg else { return }
+        leg.takesAudio.store(audio, ordering: .relaxed)
+        let wasOn = leg.takesVideo.exchange(video, ordering: .relaxed)
+        if video, !wasOn, leg.hasVideo {
+            keyframeWanted.store(true, ordering: .relaxed)
+            thread?.wake()
+        }
+    }
+
     /// The subscriber ids of this group.
     var subscriberIds: [String] { state.withLock { $0.subscribers.map(\.subscriberId) } }
 

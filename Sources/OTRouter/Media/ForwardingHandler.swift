@@ -115,13 +115,17 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         let ssrc = WireBytes.be32(base, 8)
         let sequence = WireBytes.be16(base, 2)
         let isVideo: Bool
+        let frameStart: Bool
         if ssrc == publisher.videoSSRC {
             isVideo = true
+            frameStart = publisher.videoFrameEnded
+            publisher.videoFrameEnded = base.load(fromByteOffset: 1, as: UInt8.self) & 0x80 != 0
             if !publisher.videoSeen { publisher.videoSeen = true }
             publisher.videoStatistics.record(sequence: sequence, rtpTimestamp: WireBytes.be32(base, 4), bytes: buffer.length,
                                              arrivalNanoseconds: now)
         } else if ssrc == publisher.audioSSRC {
             isVideo = false
+            frameStart = true
             publisher.audioSeen = true
             publisher.audioStatistics.record(sequence: sequence, rtpTimestamp: WireBytes.be32(base, 4), bytes: buffer.length,
                                              arrivalNanoseconds: now)
@@ -137,7 +141,17 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         }
         let adjusted = isVideo ? sequence : sequence &- publisher.mutedShift
         let source = UnsafeRawBufferPointer(buffer.bytes)
-        for leg in subscribers where isVideo ? leg.takesVideo : leg.takesAudio {
+        for leg in subscribers {
+            if isVideo {
+                if frameStart { leg.videoActive = leg.takesVideo.load(ordering: .relaxed) }
+                guard leg.videoActive else {
+                    leg.videoSkipped &+= 1
+                    continue
+                }
+            } else if !leg.takesAudio.load(ordering: .relaxed) {
+                leg.audioSkipped &+= 1
+                continue
+            }
             guard let address = leg.address, let out = leg.pool.take() else {
                 GroupCounters.bump(counters.packetsDropped)
                 continue
@@ -146,12 +160,14 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             let p = out.bytes.baseAddress!
             let outSequence: UInt16
             if isVideo {
-                if leg.videoOffset == nil { leg.videoOffset = leg.videoStart &- adjusted }
-                outSequence = adjusted &+ leg.videoOffset!
+                let shifted = adjusted &- leg.videoSkipped
+                if leg.videoOffset == nil { leg.videoOffset = leg.videoStart &- shifted }
+                outSequence = shifted &+ leg.videoOffset!
                 WireBytes.store32(leg.videoSSRC, p, 8)
             } else {
-                if leg.audioOffset == nil { leg.audioOffset = leg.audioStart &- adjusted }
-                outSequence = adjusted &+ leg.audioOffset!
+                let shifted = adjusted &- leg.audioSkipped
+                if leg.audioOffset == nil { leg.audioOffset = leg.audioStart &- shifted }
+                outSequence = shifted &+ leg.audioOffset!
                 WireBytes.store32(leg.audioSSRC, p, 8)
             }
             WireBytes.store16(outSequence, p, 2)
@@ -176,7 +192,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             guard case .senderReport(let report) = packet else { continue }
             let isVideo = report.ssrc == publisher.videoSSRC
             guard isVideo || report.ssrc == publisher.audioSSRC else { continue }
-            for leg in subscribers where isVideo ? leg.takesVideo : leg.takesAudio {
+            for leg in subscribers where isVideo ? leg.videoActive : leg.takesAudio.load(ordering: .relaxed) {
                 guard let address = leg.address else { continue }
                 let ssrc = isVideo ? leg.videoSSRC : leg.audioSSRC
                 let rewritten = SenderReport(ssrc: ssrc, ntpTimestamp: report.ntpTimestamp, rtpTimestamp: report.rtpTimestamp,
@@ -198,7 +214,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
               let length = try? leg.receiver.unprotectRTCP(buffer.writableBytes, length: buffer.length) else { return bad() }
         GroupCounters.bump(counters.packetsIn)
         GroupCounters.bump(counters.bytesIn, by: UInt64(buffer.length))
-        if leg.learn(buffer.peer), leg.takesVideo {
+        if leg.learn(buffer.peer), leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) {
             // A newly heard subscriber (or one back on a new path) starts with a keyframe.
             group.keyframeWanted.store(true, ordering: .relaxed)
         }
@@ -232,7 +248,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
 
     private func take(_ block: ReportBlock, leg: SubscriberLeg) {
         let clockRate: UInt64 = block.ssrc == leg.videoSSRC ? 90_000 : 48_000
-        if block.ssrc == leg.videoSSRC || !leg.takesVideo {
+        if block.ssrc == leg.videoSSRC || !leg.hasVideo {
             leg.reportedLost.store(Int64(block.cumulativeLost), ordering: .relaxed)
         }
         leg.reportedJitterMicroseconds.store(UInt64(block.jitter) * 1_000_000 / clockRate, ordering: .relaxed)

@@ -16,6 +16,10 @@ public protocol MediaForwarding: AnyObject, Sendable {
     func addSubscriber(subscriberId: String, streamId: String, audio: Bool, video: Bool) throws(MediaError) -> WireMediaLeg
     /// Closes a subscriber leg.
     func removeSubscriber(subscriberId: String)
+    /// Starts or stops forwarding each kind to one subscriber leg (the client's
+    /// subscribeToAudio / subscribeToVideo); turning video back on asks for a keyframe.
+    /// Unknown ids are ignored.
+    func setForwarding(subscriberId: String, audio: Bool, video: Bool)
     /// Force mute: while muted, no audio packet of `streamId` is forwarded to anyone,
     /// whatever its publisher sends (each dropped packet is counted).
     func setAudioMuted(streamId: String, _ muted: Bool)

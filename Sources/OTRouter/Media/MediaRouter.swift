@@ -109,7 +109,8 @@ public final class MediaRouter: MediaForwarding {
         }
         do throws(MediaError) {
             let leg = try SubscriberLeg(subscriberId: subscriberId, bindingTo: bindAddress, host: host, profile: profile,
-                                        audio: audio, video: video, ssrcs: &ssrcs)
+                                        audio: audio, video: video, carriesAudio: group.publisher.audioSSRC != nil,
+                                        carriesVideo: group.publisher.videoSSRC != nil, ssrcs: &ssrcs)
             do { try group.add(leg) } catch {
                 leg.socket.close()
                 throw error
@@ -129,6 +130,18 @@ public final class MediaRouter: MediaForwarding {
             return registry.groups[streamId]
         }) else { return }
         group.remove(subscriberId: subscriberId)
+    }
+
+    /// Starts or stops forwarding audio / video to one subscriber leg (subscribeToAudio /
+    /// subscribeToVideo). Video stops and starts at frame boundaries; turning it on asks
+    /// the publisher for a keyframe. The leg's sequence numbers stay continuous across
+    /// the pause. Unknown ids are ignored. Cost: a registry lookup and two atomic stores.
+    public func setForwarding(subscriberId: String, audio: Bool, video: Bool) {
+        guard let group = registry.withLock({ registry -> ForwardingGroup? in
+            guard let streamId = registry.subscriberStreams[subscriberId] else { return nil }
+            return registry.groups[streamId]
+        }) else { return }
+        group.setForwarding(subscriberId: subscriberId, audio: audio, video: video)
     }
 
     /// Starts or stops dropping every audio packet of `streamId` (counted in

@@ -79,6 +79,9 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     /// Audio packets dropped while force-muted, modulo 2^16: forwarded audio sequence
     /// numbers are shifted down by it so the gap does not look like loss downstream.
     var mutedShift: UInt16 = 0
+    /// Whether the last video packet received ended a frame (RTP marker): the next one
+    /// starts a picture, where a subscriber's video may be switched on or off.
+    var videoFrameEnded = true
     /// When the router last sent a PLI to this publisher (monotonic ns; 0 = never).
     var lastKeyframeRequest: UInt64 = 0
 
@@ -102,15 +105,28 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     static let historyAgeNanoseconds: UInt64 = 1_000_000_000
 
     let subscriberId: String
-    let takesAudio: Bool
-    let takesVideo: Bool
+    /// Whether the client wants audio / video forwarded now (subscribeToAudio/Video):
+    /// written by the control plane (`MediaRouter.setForwarding`), read per packet by the
+    /// forwarding thread (relaxed loads, no lock).
+    let takesAudio: Atomic<Bool>
+    let takesVideo: Atomic<Bool>
+    /// Whether this leg's video forwarding is on at the moment (forwarding thread only):
+    /// follows `takesVideo` at frame boundaries, so a picture is never cut in half.
+    var videoActive: Bool
+    /// Whether the leg carries video at all (its SSRC was given to the client).
+    let hasVideo: Bool
     /// The SSRCs the router sends this client with.
     let audioSSRC: UInt32
     let videoSSRC: UInt32
-    /// Forwarded sequence = publisher sequence (muted shift applied) + offset; set by the
-    /// first packet forwarded, so every leg starts at a random sequence number.
+    /// Forwarded sequence = publisher sequence (muted shift applied) - skipped + offset;
+    /// set by the first packet forwarded, so every leg starts at a random sequence number.
     var audioOffset: UInt16?
     var videoOffset: UInt16?
+    /// Packets of each kind not forwarded to this leg because the client turned that kind
+    /// off, modulo 2^16: the leg's sequence numbers are shifted down by it so the pause
+    /// does not look like loss (as `PublisherLeg.mutedShift` does for force mute).
+    var audioSkipped: UInt16 = 0
+    var videoSkipped: UInt16 = 0
     let audioStart = UInt16.random(in: 0 ... .max)
     let videoStart = UInt16.random(in: 0 ... .max)
     /// Packets protected and waiting for the next `sendmmsg`.
@@ -124,11 +140,16 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     let reportedLost = Atomic<Int64>(0)
     let reportedJitterMicroseconds = Atomic<UInt64>(0)
 
+    /// `audio`/`video`: whether each kind is forwarded from the start; `carriesAudio` /
+    /// `carriesVideo`: whether the leg has that kind at all (the publisher sends it), so
+    /// the client is given its SSRC and a kind turned off can be turned back on.
     init(subscriberId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
-         audio: Bool, video: Bool, ssrcs: inout SSRCAllocator) throws(MediaError) {
+         audio: Bool, video: Bool, carriesAudio: Bool, carriesVideo: Bool, ssrcs: inout SSRCAllocator) throws(MediaError) {
         self.subscriberId = subscriberId
-        takesAudio = audio
-        takesVideo = video
+        takesAudio = Atomic(audio)
+        takesVideo = Atomic(video)
+        videoActive = video
+        hasVideo = carriesVideo
         audioSSRC = ssrcs.next()
         videoSSRC = ssrcs.next()
         history = [PacketBuffer?](repeating: nil, count: Self.historyCapacity)
@@ -138,7 +159,7 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
         let pool = PacketBufferPool(initialCount: 128, maximumCount: Self.historyCapacity + 2 * ForwardingHandler.sendBatch + 16,
                                     bufferSize: 2048, headroom: 0)
         try super.init(bindingTo: bind, host: host, profile: profile, pool: pool,
-                       audioSSRC: audio ? audioSSRC : nil, videoSSRC: video ? videoSSRC : nil)
+                       audioSSRC: carriesAudio ? audioSSRC : nil, videoSSRC: carriesVideo ? videoSSRC : nil)
     }
 
     /// Keeps a sent video packet for NACKs, giving back the one it replaces. O(1).

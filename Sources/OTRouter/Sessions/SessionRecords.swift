@@ -36,6 +36,9 @@ struct SubscriptionRecord {
     let id: String
     let streamId: String
     let connectionId: String
+    /// What the subscriber wants forwarded now (subscribeToAudio / subscribeToVideo).
+    var audio = true
+    var video = true
 }
 
 /// How a session archives, from `POST /session/create`.

@@ -214,6 +214,15 @@ extension SessionHub {
             session.connections[connectionId]!.subscriptions.remove(subscriberId)
             if !session.relayed { media.removeSubscriber(subscriberId: subscriberId) }
             reply(.ok)
+        case .subscriptionChanged(let change):
+            guard me.subscriptions.contains(change.subscriberId), var record = session.subscriptions[change.subscriberId] else {
+                return fail(1112, "subscriber \(change.subscriberId) is not this connection's")
+            }
+            record.audio = change.subscribeToAudio ?? record.audio
+            record.video = change.subscribeToVideo ?? record.video
+            session.subscriptions[change.subscriberId] = record
+            if !session.relayed { media.setForwarding(subscriberId: change.subscriberId, audio: record.audio, video: record.video) }
+            reply(.ok)
         case .signal(let request):
             guard me.role.canSignal else { return fail(1550, "unable to send signal: the token's role publisheronly cannot signal") }
             if let violation = SignalLimits.check(type: request.type, data: request.data) { return fail(violation.code, violation.message) }
@@ -311,7 +320,8 @@ extension SessionHub {
                 return fail(1604, "unable to subscribe: the media router could not open a leg (\(error))")
             }
         }
-        session.subscriptions[subscriberId] = SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id)
+        session.subscriptions[subscriberId] = SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id,
+                                                                 audio: request.subscribeToAudio, video: request.subscribeToVideo)
         session.connections[me.id]!.subscriptions.insert(subscriberId)
         reply(.subscribed(SubscribedReply(subscriberId: subscriberId, streamId: request.streamId, media: leg)))
     }

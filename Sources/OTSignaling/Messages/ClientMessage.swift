@@ -18,6 +18,9 @@ public enum ClientMessage: Sendable, Equatable {
     case signal(SignalRequest)
     /// The publisher toggled audio or video (publishAudio / publishVideo).
     case streamChanged(StreamChange)
+    /// The subscriber toggled subscribeToAudio / subscribeToVideo: the router starts or
+    /// stops forwarding that kind on the subscriber's leg; answered with `.ok`.
+    case subscriptionChanged(SubscriptionChange)
     /// Moderator: mute every stream except `excludedStreamIds`, and streams published later.
     case forceMuteAll(excludedStreamIds: [String])
     /// Moderator: mute one stream.
@@ -135,6 +138,23 @@ public struct StreamChange: Codable, Sendable, Equatable {
         self.streamId = streamId
         self.hasAudio = hasAudio
         self.hasVideo = hasVideo
+    }
+}
+
+/// The `subscriptionChanged` request: which kinds a subscriber wants forwarded now.
+public struct SubscriptionChange: Codable, Sendable, Equatable {
+    /// The subscription (the id the router gave in `.subscribed`).
+    public var subscriberId: String
+    /// The new subscribeToAudio, nil if unchanged.
+    public var subscribeToAudio: Bool?
+    /// The new subscribeToVideo, nil if unchanged.
+    public var subscribeToVideo: Bool?
+
+    /// A change with every field given.
+    public init(subscriberId: String, subscribeToAudio: Bool?, subscribeToVideo: Bool?) {
+        self.subscriberId = subscriberId
+        self.subscribeToAudio = subscribeToAudio
+        self.subscribeToVideo = subscribeToVideo
     }
 }
 

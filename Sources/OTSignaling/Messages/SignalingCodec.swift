@@ -26,6 +26,7 @@ public enum SignalingCodec {
         case .unsubscribe(let subscriberId): return write("unsubscribe", requestId, SubscriberRef(subscriberId: subscriberId))
         case .signal(let body): return write("signal", requestId, body)
         case .streamChanged(let body): return write("streamChanged", requestId, body)
+        case .subscriptionChanged(let body): return write("subscriptionChanged", requestId, body)
         case .forceMuteAll(let excluded): return write("forceMuteAll", requestId, Exclusions(excludedStreamIds: excluded))
         case .forceMuteStream(let streamId): return write("forceMuteStream", requestId, StreamRef(streamId: streamId))
         case .disableForceMute: return write("disableForceMute", requestId, Empty?.none)
@@ -79,6 +80,7 @@ public enum SignalingCodec {
         case "unsubscribe": message = .unsubscribe(subscriberId: try body(envelope, SubscriberRef.self).subscriberId)
         case "signal": message = .signal(try body(envelope))
         case "streamChanged": message = .streamChanged(try body(envelope))
+        case "subscriptionChanged": message = .subscriptionChanged(try body(envelope))
         case "forceMuteAll": message = .forceMuteAll(excludedStreamIds: try body(envelope, Exclusions.self).excludedStreamIds)
         case "forceMuteStream": message = .forceMuteStream(streamId: try body(envelope, StreamRef.self).streamId)
         case "disableForceMute": message = .disableForceMute

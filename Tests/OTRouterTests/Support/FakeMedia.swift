@@ -10,6 +10,7 @@ final class FakeMedia: MediaForwarding {
         var publishers: Set<String> = []
         var subscribers: [String: String] = [:]  // subscriber id → stream id
         var muted: Set<String> = []
+        var forwarding: [String: (audio: Bool, video: Bool)] = [:]  // subscriber id → what setForwarding last said
         var log: [String] = []
     }
 
@@ -39,6 +40,10 @@ final class FakeMedia: MediaForwarding {
         calls.withLock { $0.subscribers[subscriberId] = nil; $0.log.append("removeSubscriber \(subscriberId)") }
     }
 
+    func setForwarding(subscriberId: String, audio: Bool, video: Bool) {
+        calls.withLock { $0.forwarding[subscriberId] = (audio, video); $0.log.append("setForwarding \(subscriberId) \(audio) \(video)") }
+    }
+
     func setAudioMuted(streamId: String, _ muted: Bool) {
         calls.withLock { if muted { $0.muted.insert(streamId) } else { $0.muted.remove(streamId) } }
     }
@@ -63,4 +68,5 @@ final class FakeMedia: MediaForwarding {
     var muted: Set<String> { calls.withLock { $0.muted } }
     var publishers: Set<String> { calls.withLock { $0.publishers } }
     var subscribers: [String: String] { calls.withLock { $0.subscribers } }
+    var forwarding: [String: (audio: Bool, video: Bool)] { calls.withLock { $0.forwarding } }
 }
