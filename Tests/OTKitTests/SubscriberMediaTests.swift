@@ -89,6 +89,12 @@ struct SubscriberMediaTests {
         #expect(subscriberCalls == ["subscriber connected", "subscriber disconnected", "subscriber reconnected",
                                   "subscriber videoDisabled 1", "subscriber videoDisabled 2", "subscriber videoEnabled 2"])
         #expect(recorder.wait { _ in stream.hasVideo == false })
+        // Each toggle told the router, in order (it stops and resumes forwarding).
+        #expect(recorder.wait { _ in router.messages.filter { if case .subscriptionChanged = $0 { true } else { false } }.count == 2 })
+        #expect(router.messages.filter { if case .subscriptionChanged = $0 { true } else { false } } == [
+            .subscriptionChanged(SubscriptionChange(subscriberId: "sub-alice-cam", subscribeToAudio: true, subscribeToVideo: false)),
+            .subscriptionChanged(SubscriptionChange(subscriberId: "sub-alice-cam", subscribeToAudio: true, subscribeToVideo: true)),
+        ])
 
         // Unsubscribe stops rendering.
         try session.unsubscribe(subscriber)
