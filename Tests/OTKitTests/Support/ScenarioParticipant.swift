@@ -17,8 +17,14 @@ final class ScenarioParticipant {
         self.session = session
     }
 
-    /// The connection id (after didConnect).
-    var id: String { session.connection?.connectionId ?? "?" }
+    /// The connection id (after didConnect). Remembered once seen: the session forgets
+    /// its connection when it disconnects, and steps name the leaver afterwards.
+    var id: String {
+        if let known = knownID { return known }
+        knownID = session.connection?.connectionId
+        return knownID ?? "?"
+    }
+    private var knownID: String?
 
     /// Appends calls this participant must see next.
     func expect(_ lines: String...) { expected += lines }

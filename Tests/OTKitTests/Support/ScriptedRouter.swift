@@ -32,9 +32,7 @@ final class ScriptedRouter: @unchecked Sendable {
                 if !unreachable { transports.append(transport) }
                 return unreachable
             }
-            DispatchQueue.global().async {
-                if down { handlers.onClose("connection refused") } else { handlers.onOpen() }
-            }
+            transport.start(refused: down)
             return transport
         }
     }
@@ -90,10 +88,18 @@ final class ScriptedTransport: SignalingTransport, @unchecked Sendable {
     private let handlers: SignalingTransportHandlers
     private let lock = NSLock()
     private var closed = false
+    /// One serial queue per transport: a WebSocket delivers its messages in order, so the
+    /// script must too (a concurrent queue let `streamResumed` overtake `streamInterrupted`).
+    private let delivery = DispatchQueue(label: "otkit.tests.scripted-transport")
 
     init(router: ScriptedRouter, handlers: SignalingTransportHandlers) {
         self.router = router
         self.handlers = handlers
+    }
+
+    /// Opens (or refuses) the connection, on the delivery queue like everything after it.
+    func start(refused: Bool) {
+        delivery.async { if refused { self.handlers.onClose("connection refused") } else { self.handlers.onOpen() } }
     }
 
     func send(_ text: String) -> Bool {
@@ -104,16 +110,16 @@ final class ScriptedTransport: SignalingTransport, @unchecked Sendable {
 
     func deliver(_ text: String) {
         guard !lock.withLock({ closed }) else { return }
-        DispatchQueue.global().async { self.handlers.onText(text) }
+        delivery.async { self.handlers.onText(text) }
     }
 
     func fail(_ reason: String) {
         guard lock.withLock({ () -> Bool in defer { closed = true }; return !closed }) else { return }
-        DispatchQueue.global().async { self.handlers.onClose(reason) }
+        delivery.async { self.handlers.onClose(reason) }
     }
 
     func close() {
         guard lock.withLock({ () -> Bool in defer { closed = true }; return !closed }) else { return }
-        DispatchQueue.global().async { self.handlers.onClose(nil) }
+        delivery.async { self.handlers.onClose(nil) }
     }
 }
