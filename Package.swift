@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
-            dependencies: ["OTMedia", "OTRouter", "CBareCodec", "CBareSRTP", "CBareRelay", "CAllocCounter"],
+            dependencies: ["OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBareSRTP", "CBareRelay", "CAllocCounter"],
             path: "Benchmarks/otbench"
         ),
 

@@ -1,3 +1,4 @@
+import OTSignaling
 /// Writes `{"scenario": s, "results": [...]}` by hand, with a fixed field order
 /// (name, value, unit, baseline, ratio, goal, pass) and null for absent fields.
 enum JSONReport {
@@ -21,25 +22,6 @@ enum JSONReport {
         return "\(rounded)"
     }
 
-    /// A JSON string literal with quotes, backslashes and control characters escaped.
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal (OTSignaling's one escaping rule).
+    static func string(_ text: String) -> String { JSONString.literal(text) }
 }

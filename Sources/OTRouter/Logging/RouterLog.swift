@@ -1,3 +1,4 @@
+import OTSignaling
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -35,22 +36,8 @@ public final class RouterLog: Sendable {
         sink(line)
     }
 
-    /// A JSON string literal of `text`.
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal of `text` (OTSignaling's one escaping rule).
+    static func quote(_ text: String) -> String { JSONString.literal(text) }
 
     private static func timestamp() -> String {
         var spec = timespec()
