@@ -12,4 +12,11 @@ public struct ProjectCredentials: Hashable, Sendable {
         self.apiKey = apiKey
         self.apiSecret = apiSecret
     }
+
+    /// A throwaway project: an 8-digit API key and a 40-hex-digit secret from OpenSSL's
+    /// random generator (embedded routers, demos, tests). Cost: 28 random bytes.
+    public static func random() -> ProjectCredentials {
+        let key = Crypto.randomBytes(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } % 90_000_000 + 10_000_000
+        return ProjectCredentials(apiKey: String(key), apiSecret: Crypto.hex(Crypto.randomBytes(20)))
+    }
 }

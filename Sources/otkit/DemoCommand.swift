@@ -31,8 +31,7 @@ enum DemoCommand {
         }
 
         // A throwaway project: the router and the tokens share a random secret.
-        let project = ProjectCredentials(apiKey: String(UInt32.random(in: 10_000_000...99_999_999)),
-                                         apiSecret: (0..<20).map { _ in hexByte(UInt8.random(in: 0...255)) }.joined())
+        let project = ProjectCredentials.random()
         var configuration = RouterConfiguration()
         configuration.projects = [project]
         configuration.logLevel = .warning
@@ -116,11 +115,6 @@ enum DemoCommand {
 struct DemoError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-private func hexByte(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
 }
 
 /// Fixed decimals without Foundation.
