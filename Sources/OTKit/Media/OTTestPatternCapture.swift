@@ -33,9 +33,11 @@ public final class OTTestPatternCapture: OTVideoCapture, @unchecked Sendable {
         guard let source = try? TestPatternSource(format: format), (try? source.start()) != nil else { return -1 }
         running.store(true, ordering: .releasing)
         let capture = Thread { [self] in
+            var wrapper: OTVideoFrame?  // reused: the consumer keeps the pixels, not the wrapper
             while running.load(ordering: .acquiring) {
                 guard let frame = try? source.nextFrame(timeoutMilliseconds: 100) else { continue }
-                videoCaptureConsumer?.consumeFrame(OTVideoFrame(wrapping: frame))
+                videoCaptureConsumer?.consumeFrame(OTVideoFrame.wrap(frame, reusing: &wrapper))
+                OTVideoFrame.release(&wrapper)
                 framesPushed.add(1, ordering: .relaxed)
             }
             source.stop()

@@ -11,9 +11,14 @@ import OTMedia
 /// the last reference goes.
 public final class OTVideoFrame: @unchecked Sendable {
     /// The engine frame holding the pixels (no copy).
-    public let videoFrame: VideoFrame
-    /// The frame's format (I420, its size and strides).
-    public let format: OTVideoFormat
+    public var videoFrame: VideoFrame { storage! }
+    /// The frame's format (I420, its size and strides). Built when asked for (it holds
+    /// an array), so the per-frame paths that never read it do not pay for it.
+    public var format: OTVideoFormat {
+        let frame = videoFrame
+        return OTVideoFormat(name: "I420", pixelFormat: .i420, bytesPerRow: [frame.strideY, frame.strideUV, frame.strideUV],
+                             imageWidth: frame.width, imageHeight: frame.height)
+    }
     /// Which way up the picture is.
     public var orientation: OTVideoOrientation = .up
     /// Capture time on the monotonic clock, nanoseconds (CMTime on iOS).
@@ -21,6 +26,8 @@ public final class OTVideoFrame: @unchecked Sendable {
         get { videoFrame.timestampNanoseconds }
         set { videoFrame.timestampNanoseconds = newValue }
     }
+    /// Nil only between two uses of a reused wrapper (see `wrap(_:reusing:)`).
+    private var storage: VideoFrame?
 
     /// A new I420 frame of `format`'s size (`initWithFormat:`). Cost: one aligned
     /// allocation; in a loop prefer `OTVideoCaptureConsumer.makeFrame()` (pooled).
@@ -32,9 +39,27 @@ public final class OTVideoFrame: @unchecked Sendable {
 
     /// Wraps an engine frame (no copy), e.g. one from a `TestPatternSource`.
     public init(wrapping frame: VideoFrame) {
-        videoFrame = frame
-        format = OTVideoFormat(name: "I420", pixelFormat: .i420, bytesPerRow: [frame.strideY, frame.strideUV, frame.strideUV],
-                               imageWidth: frame.width, imageHeight: frame.height)
+        storage = frame
+    }
+
+    /// `frame` in a wrapper for one hand-over on a per-frame path: `reusing` is re-pointed
+    /// when nobody else kept it since the last frame, else replaced by a new wrapper, so a
+    /// renderer or consumer that lets frames go costs no allocation per frame.
+    static func wrap(_ frame: VideoFrame, reusing wrapper: inout OTVideoFrame?) -> OTVideoFrame {
+        if isKnownUniquelyReferenced(&wrapper), let reusable = wrapper {
+            reusable.storage = frame
+            reusable.orientation = .up
+            return reusable
+        }
+        let fresh = OTVideoFrame(wrapping: frame)
+        wrapper = fresh
+        return fresh
+    }
+
+    /// After a hand-over: lets go of the pixels if nobody kept the wrapper, so the engine
+    /// frame returns to its pool now rather than with the next frame.
+    static func release(_ wrapper: inout OTVideoFrame?) {
+        if isKnownUniquelyReferenced(&wrapper) { wrapper?.storage = nil }
     }
 
     /// The three plane pointers, Y, U, V (`planes`).

@@ -146,11 +146,17 @@ public class OTSubscriberKit: @unchecked Sendable {
         }
     }
 
+    /// The wrapper handed to the renderer, reused while the renderer keeps none (receive thread only).
+    private var renderWrapper: OTVideoFrame?
+
     /// Receive thread: one decoded picture.
     private func decoded(_ frame: VideoFrame) {
         guard videoGate.load(ordering: .relaxed) else { return }
         let (render, session) = lock.withLock { (storedRender, storedSession) }
-        render?.renderVideoFrame(OTVideoFrame(wrapping: frame))
+        if let render {
+            render.renderVideoFrame(OTVideoFrame.wrap(frame, reusing: &renderWrapper))
+            OTVideoFrame.release(&renderWrapper)
+        }
         guard let session, delegate != nil else { return }
         session.apiQueue.async { self.delegate?.subscriberVideoDataReceived(self) }
     }
