@@ -130,7 +130,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             publisher.audioStatistics.record(sequence: sequence, rtpTimestamp: WireBytes.be32(base, 4), bytes: buffer.length,
                                              arrivalNanoseconds: now)
             if group.audioMuted.load(ordering: .relaxed) {
-                publisher.mutedShift &+= 1
+                // Skipped for every leg, like a leg that turned audio off: no gap downstream.
+                for leg in subscribers { leg.audioSkipped &+= 1 }
                 GroupCounters.bump(counters.mutedAudioDropped)
                 return
             }
@@ -139,7 +140,6 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             GroupCounters.bump(counters.packetsDropped)
             return
         }
-        let adjusted = isVideo ? sequence : sequence &- publisher.mutedShift
         let source = UnsafeRawBufferPointer(buffer.bytes)
         for leg in subscribers {
             if isVideo {
@@ -160,12 +160,12 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             let p = out.bytes.baseAddress!
             let outSequence: UInt16
             if isVideo {
-                let shifted = adjusted &- leg.videoSkipped
+                let shifted = sequence &- leg.videoSkipped
                 if leg.videoOffset == nil { leg.videoOffset = leg.videoStart &- shifted }
                 outSequence = shifted &+ leg.videoOffset!
                 WireBytes.store32(leg.videoSSRC, p, 8)
             } else {
-                let shifted = adjusted &- leg.audioSkipped
+                let shifted = sequence &- leg.audioSkipped
                 if leg.audioOffset == nil { leg.audioOffset = leg.audioStart &- shifted }
                 outSequence = shifted &+ leg.audioOffset!
                 WireBytes.store32(leg.audioSSRC, p, 8)

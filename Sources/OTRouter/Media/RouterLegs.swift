@@ -76,9 +76,6 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     var videoStatistics = ReceiveStreamStatistics(clockRate: 90_000)
     var audioSeen = false
     var videoSeen = false
-    /// Audio packets dropped while force-muted, modulo 2^16: forwarded audio sequence
-    /// numbers are shifted down by it so the gap does not look like loss downstream.
-    var mutedShift: UInt16 = 0
     /// Whether the last video packet received ended a frame (RTP marker): the next one
     /// starts a picture, where a subscriber's video may be switched on or off.
     var videoFrameEnded = true
@@ -118,13 +115,13 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     /// The SSRCs the router sends this client with.
     let audioSSRC: UInt32
     let videoSSRC: UInt32
-    /// Forwarded sequence = publisher sequence (muted shift applied) - skipped + offset;
+    /// Forwarded sequence = publisher sequence - skipped + offset;
     /// set by the first packet forwarded, so every leg starts at a random sequence number.
     var audioOffset: UInt16?
     var videoOffset: UInt16?
-    /// Packets of each kind not forwarded to this leg because the client turned that kind
-    /// off, modulo 2^16: the leg's sequence numbers are shifted down by it so the pause
-    /// does not look like loss (as `PublisherLeg.mutedShift` does for force mute).
+    /// Packets of each kind not forwarded to this leg (the client turned that kind off, or
+    /// a moderator force-muted the stream's audio), modulo 2^16: the leg's sequence
+    /// numbers are shifted down by it so the pause does not look like loss.
     var audioSkipped: UInt16 = 0
     var videoSkipped: UInt16 = 0
     let audioStart = UInt16.random(in: 0 ... .max)
