@@ -67,7 +67,13 @@ extension MediaPathTests {
             let levels = outcome.audioLevelsWhileSending
             let quiet = levels.enumerated().filter { $0.element < 1000 }.map { "\($0.offset):\(Int($0.element))" }
             #expect(levels.count > 200, "audio frames played: \(levels.count)")
-            #expect(levels.dropFirst(5).allSatisfy { $0 > 1000 }, "audio continues through the loss (PLC/FEC); quiet: \(quiet)")
+            // In-band FEC rebuilds one lost frame from the next packet; two audio packets lost
+            // in a row (about once in 400 frames at 5 % random loss) leave one concealed,
+            // quieter frame. Audible gaps would be two quiet frames in a row, or many.
+            let playing = Array(levels.dropFirst(5))
+            let quietCount = playing.filter { $0 <= 1000 }.count
+            #expect(quietCount * 100 <= playing.count, "audio continues through the loss (PLC/FEC); quiet: \(quiet)")
+            #expect(!zip(playing, playing.dropFirst()).contains { $0 <= 1000 && $1 <= 1000 }, "no gap of two frames; quiet: \(quiet)")
         }
 
         @Test func twentyPercentLossKeepsTheStreamGoing() throws {
