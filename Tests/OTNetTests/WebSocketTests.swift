@@ -178,6 +178,8 @@ import Testing
             #expect(recorder.closes.count == 1)
         }
         #expect(eventually { handler.snapshot().closed.count == handler.snapshot().opened.count })
-        #expect(eventually { threadCount() == before })
+        // Other suites run in this process meanwhile (their threads come and go); a leak
+        // here would be at least 30 threads, one per client.
+        #expect(eventually { threadCount() <= before + 8 }, "threads \(before) → \(threadCount())")
     }
 }

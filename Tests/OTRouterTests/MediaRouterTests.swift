@@ -192,8 +192,11 @@ import Testing
         let threads = ProcessResources.threads
         for index in 1...40 { try cycle(index) }
         Thread.sleep(forTimeInterval: 0.1)
-        #expect(ProcessResources.openDescriptors == descriptors, "descriptors \(descriptors) → \(ProcessResources.openDescriptors)")
-        #expect(ProcessResources.threads <= threads, "threads \(threads) → \(ProcessResources.threads)")
+        // Other suites run in this process meanwhile, their pipes and sockets coming and
+        // going; a leak here would be at least 40 descriptors (three sockets a cycle) or
+        // 40 threads (one forwarding thread a cycle).
+        #expect(ProcessResources.openDescriptors <= descriptors + 8, "descriptors \(descriptors) → \(ProcessResources.openDescriptors)")
+        #expect(ProcessResources.threads <= threads + 8, "threads \(threads) → \(ProcessResources.threads)")
         // b's leg went with its publisher: its id is free again, the stream is gone.
         #expect(throws: MediaError.self) { try router.addAVSubscriber("b1") }
     }
