@@ -56,6 +56,8 @@ extension OTSession {
             finishDisconnect(error: code.map { OTError(sessionCode: $0, "the router closed the connection: \(reason)") })
         case .error(let error):
             deliver(.didFail(OTError(sessionCode: error.code, error.message)))
+        case .subscriberQuality, .encodingPreferences:
+            break  // issue 5: audio fallback and relayed encoding limits
         case .connected, .published, .subscribed, .issueReported, .ok, .pong:
             log.add("unexpected reply without a request")
         }

@@ -223,6 +223,12 @@ extension SessionHub {
             session.subscriptions[change.subscriberId] = record
             if !session.relayed { media.setForwarding(subscriberId: change.subscriberId, audio: record.audio, video: record.video) }
             reply(.ok)
+        case .subscriberPreferences(let preferences):
+            guard me.subscriptions.contains(preferences.subscriberId), session.subscriptions[preferences.subscriberId] != nil else {
+                return fail(1112, "subscriber \(preferences.subscriberId) is not this connection's")
+            }
+            // Issue 5 wires these into layer selection (routed) and encodingPreferences (relayed).
+            reply(.ok)
         case .signal(let request):
             guard me.role.canSignal else { return fail(1550, "unable to send signal: the token's role publisheronly cannot signal") }
             if let violation = SignalLimits.check(type: request.type, data: request.data) { return fail(violation.code, violation.message) }

@@ -21,6 +21,10 @@ public enum ClientMessage: Sendable, Equatable {
     /// The subscriber toggled subscribeToAudio / subscribeToVideo: the router starts or
     /// stops forwarding that kind on the subscriber's leg; answered with `.ok`.
     case subscriptionChanged(SubscriptionChange)
+    /// The subscriber set preferredResolution / preferredFrameRate: a routed session's
+    /// router picks layers within them; a relayed session's router asks the publisher to
+    /// encode within them (`encodingPreferences`). Answered with `.ok`.
+    case subscriberPreferences(SubscriberPreferences)
     /// Moderator: mute every stream except `excludedStreamIds`, and streams published later.
     case forceMuteAll(excludedStreamIds: [String])
     /// Moderator: mute one stream.
@@ -75,10 +79,18 @@ public struct PublishRequest: Codable, Sendable, Equatable {
     public var videoHeight: Int
     /// "camera", "screen" or "custom".
     public var videoType: String
+    /// Spatial encodings the publisher sends in a routed session (1...3; nil = 1): the
+    /// router then gives one video SSRC per encoding (`WireMediaLeg.simulcastSSRCs`).
+    public var simulcastLayers: Int?
+    /// Relayed sessions: where subscribers send their RTCP and which keys protect the
+    /// media (the publisher's own socket and keys; SSRCs chosen by the publisher).
+    /// The router hands it to each subscriber in `.subscribed`. Nil in routed sessions.
+    public var relayedLeg: WireMediaLeg?
 
     /// A request with every field given.
     public init(name: String, hasAudio: Bool, hasVideo: Bool, audioTrack: Bool, videoTrack: Bool,
-                videoWidth: Int, videoHeight: Int, videoType: String) {
+                videoWidth: Int, videoHeight: Int, videoType: String, simulcastLayers: Int? = nil,
+                relayedLeg: WireMediaLeg? = nil) {
         self.name = name
         self.hasAudio = hasAudio
         self.hasVideo = hasVideo
@@ -87,6 +99,8 @@ public struct PublishRequest: Codable, Sendable, Equatable {
         self.videoWidth = videoWidth
         self.videoHeight = videoHeight
         self.videoType = videoType
+        self.simulcastLayers = simulcastLayers
+        self.relayedLeg = relayedLeg
     }
 }
 
@@ -155,6 +169,27 @@ public struct SubscriptionChange: Codable, Sendable, Equatable {
         self.subscriberId = subscriberId
         self.subscribeToAudio = subscribeToAudio
         self.subscribeToVideo = subscribeToVideo
+    }
+}
+
+/// The `subscriberPreferences` request: a subscriber's preferredResolution and
+/// preferredFrameRate (nil or 0: no preference).
+public struct SubscriberPreferences: Codable, Sendable, Equatable {
+    /// The subscription (the id the router gave in `.subscribed`).
+    public var subscriberId: String
+    /// Preferred largest width, pixels.
+    public var preferredWidth: Int?
+    /// Preferred largest height, pixels.
+    public var preferredHeight: Int?
+    /// Preferred largest frame rate, frames per second.
+    public var preferredFrameRate: Double?
+
+    /// Preferences with every field given.
+    public init(subscriberId: String, preferredWidth: Int?, preferredHeight: Int?, preferredFrameRate: Double?) {
+        self.subscriberId = subscriberId
+        self.preferredWidth = preferredWidth
+        self.preferredHeight = preferredHeight
+        self.preferredFrameRate = preferredFrameRate
     }
 }
 

@@ -44,6 +44,12 @@ public enum ServerMessage: Sendable, Equatable {
     /// The router is closing this connection (force disconnect, a fatal error); `code`
     /// is the OpenTok session error code to report, if any.
     case disconnected(reason: String, code: Int?)
+    /// Routed sessions: the router's leg to this subscriber cannot (or again can) carry
+    /// video; drives OpenTok's subscriber audio-fallback events.
+    case subscriberQuality(SubscriberQualityEvent)
+    /// Relayed sessions, to the publisher: the largest size and rate any subscriber of
+    /// `streamId` wants (the publisher encodes no more than that); nil fields: no limit.
+    case encodingPreferences(EncodingPreferences)
 }
 
 /// The `connected` reply.
@@ -114,6 +120,44 @@ public struct SubscribedReply: Codable, Sendable, Equatable {
         self.subscriberId = subscriberId
         self.streamId = streamId
         self.media = media
+    }
+}
+
+/// What the router decided about one subscriber's video (`subscriberQuality`).
+public struct SubscriberQualityEvent: Codable, Sendable, Equatable {
+    /// The subscription.
+    public var subscriberId: String
+    /// Its stream.
+    public var streamId: String
+    /// "warning" (video may be turned off soon), "warningLifted", "disabled" (video
+    /// stopped for quality), "enabled" (video back).
+    public var state: String
+
+    /// An event with every field given.
+    public init(subscriberId: String, streamId: String, state: String) {
+        self.subscriberId = subscriberId
+        self.streamId = streamId
+        self.state = state
+    }
+}
+
+/// The most a relayed publisher should encode for its subscribers (`encodingPreferences`).
+public struct EncodingPreferences: Codable, Sendable, Equatable {
+    /// The stream.
+    public var streamId: String
+    /// Largest width any subscriber wants, nil: no limit.
+    public var maxWidth: Int?
+    /// Largest height any subscriber wants, nil: no limit.
+    public var maxHeight: Int?
+    /// Largest frame rate any subscriber wants, nil: no limit.
+    public var maxFrameRate: Double?
+
+    /// Preferences with every field given.
+    public init(streamId: String, maxWidth: Int?, maxHeight: Int?, maxFrameRate: Double?) {
+        self.streamId = streamId
+        self.maxWidth = maxWidth
+        self.maxHeight = maxHeight
+        self.maxFrameRate = maxFrameRate
     }
 }
 

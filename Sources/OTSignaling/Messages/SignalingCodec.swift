@@ -27,6 +27,7 @@ public enum SignalingCodec {
         case .signal(let body): return write("signal", requestId, body)
         case .streamChanged(let body): return write("streamChanged", requestId, body)
         case .subscriptionChanged(let body): return write("subscriptionChanged", requestId, body)
+        case .subscriberPreferences(let body): return write("subscriberPreferences", requestId, body)
         case .forceMuteAll(let excluded): return write("forceMuteAll", requestId, Exclusions(excludedStreamIds: excluded))
         case .forceMuteStream(let streamId): return write("forceMuteStream", requestId, StreamRef(streamId: streamId))
         case .disableForceMute: return write("disableForceMute", requestId, Empty?.none)
@@ -64,6 +65,8 @@ public enum SignalingCodec {
         case .archiveStopped(let id): return write("archiveStopped", requestId, ArchiveRef(archiveId: id))
         case .disconnected(let reason, let code):
             return write("disconnected", requestId, Disconnected(reason: reason, code: code))
+        case .subscriberQuality(let body): return write("subscriberQuality", requestId, body)
+        case .encodingPreferences(let body): return write("encodingPreferences", requestId, body)
         }
     }
 
@@ -81,6 +84,7 @@ public enum SignalingCodec {
         case "signal": message = .signal(try body(envelope))
         case "streamChanged": message = .streamChanged(try body(envelope))
         case "subscriptionChanged": message = .subscriptionChanged(try body(envelope))
+        case "subscriberPreferences": message = .subscriberPreferences(try body(envelope))
         case "forceMuteAll": message = .forceMuteAll(excludedStreamIds: try body(envelope, Exclusions.self).excludedStreamIds)
         case "forceMuteStream": message = .forceMuteStream(streamId: try body(envelope, StreamRef.self).streamId)
         case "disableForceMute": message = .disableForceMute
@@ -127,6 +131,8 @@ public enum SignalingCodec {
         case "disconnected":
             let gone = try body(envelope, Disconnected.self)
             message = .disconnected(reason: gone.reason, code: gone.code)
+        case "subscriberQuality": message = .subscriberQuality(try body(envelope))
+        case "encodingPreferences": message = .encodingPreferences(try body(envelope))
         default: throw .unknownType(envelope.type)
         }
         return (message, envelope.requestId)

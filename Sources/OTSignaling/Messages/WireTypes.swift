@@ -99,12 +99,17 @@ public struct WireMediaLeg: Codable, Sendable, Equatable {
     /// SSRC of the audio stream on this leg (publisher leg: the one the client must use;
     /// subscriber leg: the one the router sends), nil without audio.
     public var audioSSRC: UInt32?
-    /// SSRC of the video stream on this leg, as for audio.
+    /// SSRC of the video stream on this leg, as for audio (with simulcast: the full-size
+    /// encoding's).
     public var videoSSRC: UInt32?
+    /// Publisher legs with simulcast: the SSRCs of the smaller encodings, largest first
+    /// (half size, then quarter size). Nil or empty without simulcast.
+    public var simulcastSSRCs: [UInt32]?
 
     /// A leg with every field given.
     public init(host: String, port: Int, profile: String, clientKey: String, routerKey: String,
-                audioSSRC: UInt32?, videoSSRC: UInt32?) {
+                audioSSRC: UInt32?, videoSSRC: UInt32?, simulcastSSRCs: [UInt32]? = nil) {
+        self.simulcastSSRCs = simulcastSSRCs
         self.host = host
         self.port = port
         self.profile = profile
