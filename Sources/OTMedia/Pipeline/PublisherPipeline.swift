@@ -34,6 +34,10 @@ public final class PublisherPipeline: Sendable {
     let videoSwitch = Atomic<Bool>(true)
     let audioFramesDisabled = Atomic<UInt64>(0)
     let videoFramesDisabled = Atomic<UInt64>(0)
+    /// The video bitrate the congestion controller allows now, bits per second (0: no
+    /// estimate yet; the encoder keeps its configured rate). Written by the feedback
+    /// thread, read by the video thread once per frame.
+    let videoTargetBitrate = Atomic<UInt64>(0)
     let pool: PacketBufferPool
     private let videoSource: (any VideoSource)?
     private let audioSource: (any AudioSource)?
@@ -146,6 +150,10 @@ public final class PublisherPipeline: Sendable {
     public var audioFramesDroppedWhileDisabled: UInt64 { audioFramesDisabled.load(ordering: .relaxed) }
     /// Captured video frames dropped before the encoder because `videoEnabled` was false.
     public var videoFramesDroppedWhileDisabled: UInt64 { videoFramesDisabled.load(ordering: .relaxed) }
+
+    /// The video bitrate the bandwidth estimate allows now, bits per second; 0 until the
+    /// first estimate. Cost: one relaxed atomic load.
+    public var targetVideoBitrate: UInt64 { videoTargetBitrate.load(ordering: .relaxed) }
 
     /// Asks the video encoder for a keyframe on its next frame.
     public func requestKeyframe() { keyframeRequested.store(true, ordering: .relaxed) }
