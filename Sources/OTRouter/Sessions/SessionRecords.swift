@@ -39,6 +39,8 @@ struct SubscriptionRecord {
     /// What the subscriber wants forwarded now (subscribeToAudio / subscribeToVideo).
     var audio = true
     var video = true
+    /// The subscriber's preferredResolution / preferredFrameRate (nil: none).
+    var preferences: SubscriberPreferences?
 }
 
 /// How a session archives, from `POST /session/create`.

@@ -227,7 +227,12 @@ extension SessionHub {
             guard me.subscriptions.contains(preferences.subscriberId), session.subscriptions[preferences.subscriberId] != nil else {
                 return fail(1112, "subscriber \(preferences.subscriberId) is not this connection's")
             }
-            // Issue 5 wires these into layer selection (routed) and encodingPreferences (relayed).
+            session.subscriptions[preferences.subscriberId]!.preferences = preferences
+            if session.relayed {
+                relayedPreferencesChanged(streamId: session.subscriptions[preferences.subscriberId]!.streamId, in: session)
+            } else {
+                routedPreferencesChanged(preferences)
+            }
             reply(.ok)
         case .signal(let request):
             guard me.role.canSignal else { return fail(1550, "unable to send signal: the token's role publisheronly cannot signal") }
