@@ -16,6 +16,8 @@ public class OTPublisherKit: @unchecked Sendable {
     public weak var audioLevelDelegate: (any OTPublisherKitAudioLevelDelegate)?
     /// Receives send statistics once per second (weak).
     public weak var networkStatsDelegate: (any OTPublisherKitNetworkStatsDelegate)?
+    /// Receives the reports `getRtcStatsReport()` asks for (weak).
+    public weak var rtcStatsReportDelegate: (any OTPublisherKitRtcStatsReportDelegate)?
     /// The stream's name.
     public let name: String
     /// The custom capturer (from the settings; may be replaced before publishing).
@@ -31,13 +33,26 @@ public class OTPublisherKit: @unchecked Sendable {
     let videoTrack: Bool
     let audioBitrate: Int32
     let opusDtx: Bool
+    /// `publisherAudioFallbackEnabled`, read once from the settings.
+    let publisherAudioFallback: Bool
+    /// `subscriberAudioFallbackEnabled` when the app set it; nil: OpenTok's default by video type.
+    let subscriberAudioFallbackSetting: Bool?
     private var storedCapture: (any OTVideoCapture)?
     private weak var storedSession: OTSession?
     private var storedStream: OTStream?
     private var audioOn = true
     private var videoOn = true
-    private var pipeline: PublisherPipeline?
+    var pipeline: PublisherPipeline?
     private var meter: MeteredAudioSource?
+    /// Relayed sessions: the pipeline bound before `publish` (its port and keys are in the
+    /// request), started when the router accepts the stream.
+    var preparedRelayed: (pipeline: PublisherPipeline, meter: MeteredAudioSource?)?
+    /// Where the audio-fallback state stands as the app was told (under `lock`).
+    var qualityState = VideoQualityState.normal
+    /// Relayed sessions: the router's last `encodingPreferences` for this stream (under `lock`).
+    var lastEncodingPreferences: EncodingPreferences?
+    /// Frame rate between `getRtcStatsReport()` calls (under `lock`).
+    var rtcFrameRate = FrameRateMeter(start: 0)
     private var startTime = Date()
     var publishWaiters: [CheckedContinuation<Void, any Error>] = []
 
@@ -49,6 +64,8 @@ public class OTPublisherKit: @unchecked Sendable {
         videoTrack = settings.videoTrack
         audioBitrate = settings.audioBitrate
         opusDtx = settings.enableOpusDtx
+        publisherAudioFallback = settings.publisherAudioFallbackEnabled
+        subscriberAudioFallbackSetting = settings.storedSubscriberFallback
         storedCapture = settings.videoCapture
     }
 
@@ -65,7 +82,8 @@ public class OTPublisherKit: @unchecked Sendable {
     }
 
     /// Whether video is sent (default true), as for `publishAudio`; turning it back on
-    /// starts with a keyframe.
+    /// starts with a keyframe. A change while publishing is reported as
+    /// `publisherVideoDisabled/Enabled(reason: .publisherPropertyChanged)`.
     public var publishVideo: Bool {
         get { lock.withLock { videoOn } }
         set { setPublishing(audio: nil, video: newValue) }
@@ -84,6 +102,14 @@ public class OTPublisherKit: @unchecked Sendable {
         if let stream, let session {
             stream.update(hasAudio: audio, hasVideo: video)
             session.sendStreamChange(StreamChange(streamId: stream.streamId, hasAudio: audio, hasVideo: video))
+            if let video {
+                session.work.async {
+                    session.onApiQueue {
+                        if video { self.delegate?.publisherVideoEnabled(self, reason: .publisherPropertyChanged) }
+                        else { self.delegate?.publisherVideoDisabled(self, reason: .publisherPropertyChanged) }
+                    }
+                }
+            }
         }
     }
 
@@ -113,8 +139,12 @@ public class OTPublisherKit: @unchecked Sendable {
         return PublishRequest(name: name, hasAudio: audioTrack && audio, hasVideo: hasVideoSource && video,
                               audioTrack: audioTrack, videoTrack: hasVideoSource,
                               videoWidth: hasVideoSource ? size.width : 0, videoHeight: hasVideoSource ? size.height : 0,
-                              videoType: videoType.wire)
+                              videoType: videoType.wire, subscriberAudioFallback: subscriberAudioFallbackEnabled)
     }
+
+    /// The effective `subscriberAudioFallbackEnabled`: the app's choice, else OpenTok's
+    /// default (on, except for screen sharing).
+    var subscriberAudioFallbackEnabled: Bool { subscriberAudioFallbackSetting ?? (videoType != .screen) }
 
     /// The size the stream is announced with.
     func plannedVideoSize() -> (width: Int, height: Int) {
@@ -138,7 +168,14 @@ public class OTPublisherKit: @unchecked Sendable {
     func published(_ reply: PublishedReply, in session: OTSession, own: OTConnection) {
         let stream = OTStream(reply.stream, connection: own, session: session)
         do throws(OTError) {
-            try startMedia(reply.media, settings: session.settings, startMuted: reply.muted)
+            if let prepared = lock.withLock({ () -> (pipeline: PublisherPipeline, meter: MeteredAudioSource?)? in
+                defer { preparedRelayed = nil }
+                return preparedRelayed
+            }) {
+                try run(prepared.pipeline, meter: prepared.meter, startMuted: reply.muted)
+            } else {
+                try startMedia(reply.media, settings: session.settings, startMuted: reply.muted)
+            }
         } catch {
             session.publisherFailed(self, error: error, unpublishStreamId: reply.stream.streamId)
             return
@@ -152,13 +189,23 @@ public class OTPublisherKit: @unchecked Sendable {
         if reply.muted { applyForcedMute() }
     }
 
+    /// Routed sessions: media to the router's leg. (Relayed sessions prepared their
+    /// pipeline before publishing; without a leg and without one, there is no media.)
     private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings, startMuted: Bool) throws(OTError) {
-        guard let leg else { return }  // relayed sessions: peer-to-peer media is a later issue
+        guard let leg else { return }
         let (host, port) = settings.mediaAddressRewrite?(leg.host, leg.port) ?? (leg.host, leg.port)
         guard let destination = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
             throw OTError(OTPublisherErrorCode.webRTCError, "the router's media address \(host):\(port) is not an IP address")
         }
         let keys = try MediaLegKeys.make(leg, publisherDomain: true)
+        let (pipeline, meter) = try makePipeline(destination: destination, keys: keys, videoSSRC: leg.videoSSRC,
+                                                 audioSSRC: leg.audioSSRC, relayed: false)
+        try run(pipeline, meter: meter, startMuted: startMuted)
+    }
+
+    /// Binds a pipeline (socket, encoders' settings, sources); starts nothing.
+    func makePipeline(destination: SocketAddress, keys: SRTPLegKeys, videoSSRC: UInt32?, audioSSRC: UInt32?,
+                      relayed: Bool) throws(OTError) -> (PublisherPipeline, MeteredAudioSource?) {
         let videoSource = try makeVideoSource()
         let audioSource: MeteredAudioSource?
         if audioTrack {
@@ -184,21 +231,38 @@ public class OTPublisherKit: @unchecked Sendable {
         }
         var configuration = PublisherConfiguration(destination: destination, video: video, audio: audio)
         configuration.keys = keys
-        if let ssrc = leg.videoSSRC { configuration.videoStream = .vp8(ssrc: ssrc) }
-        if let ssrc = leg.audioSSRC { configuration.audioStream = .opus(ssrc: ssrc) }
+        if let ssrc = videoSSRC { configuration.videoStream = .vp8(ssrc: ssrc) }
+        if let ssrc = audioSSRC { configuration.audioStream = .opus(ssrc: ssrc) }
+        PublisherPipelineSeam.configureAudioFallback(&configuration, enabled: publisherAudioFallback)
+        if relayed { PublisherPipelineSeam.configureRelayedFanOut(&configuration) }
         do {
-            let pipeline = try PublisherPipeline(configuration: configuration, videoSource: videoSource, audioSource: audioSource)
-            let (audioOn, videoOn) = lock.withLock { (self.audioOn, self.videoOn) }
-            // Published into a muted session: not one audio frame reaches the encoder.
-            pipeline.audioEnabled = audioOn && !startMuted
-            pipeline.videoEnabled = videoOn
-            try pipeline.start()
-            lock.withLock {
-                self.pipeline = pipeline
-                self.meter = audioSource
-            }
+            return (try PublisherPipeline(configuration: configuration, videoSource: videoSource, audioSource: audioSource), audioSource)
         } catch {
             throw OTError(publishing: error)
+        }
+    }
+
+    /// Switches, hooks and threads on: media flows.
+    private func run(_ pipeline: PublisherPipeline, meter: MeteredAudioSource?, startMuted: Bool) throws(OTError) {
+        let (audioOn, videoOn) = lock.withLock { (self.audioOn, self.videoOn) }
+        // Published into a muted session: not one audio frame reaches the encoder.
+        pipeline.audioEnabled = audioOn && !startMuted
+        pipeline.videoEnabled = videoOn
+        PublisherPipelineSeam.observeVideoQuality(pipeline) { [weak self] event in self?.videoQualityEvent(event) }
+        do {
+            try pipeline.start()
+        } catch {
+            throw OTError(publishing: error)
+        }
+        let limit = lock.withLock { () -> EncodingPreferences? in
+            self.pipeline = pipeline
+            self.meter = meter
+            rtcFrameRate = FrameRateMeter(start: Date().timeIntervalSince1970)
+            return lastEncodingPreferences
+        }
+        if let limit {
+            PublisherPipelineSeam.setEncodingLimit(pipeline, maxWidth: limit.maxWidth, maxHeight: limit.maxHeight,
+                                                   maxFrameRate: limit.maxFrameRate)
         }
     }
 
@@ -233,10 +297,14 @@ public class OTPublisherKit: @unchecked Sendable {
     /// Stops media and forgets the session; returns the stream it had.
     @discardableResult
     func detach() -> OTStream? {
-        let (pipeline, stream, capture) = lock.withLock { () -> (PublisherPipeline?, OTStream?, (any OTVideoCapture)?) in
-            defer { self.pipeline = nil; self.meter = nil; storedStream = nil; storedSession = nil }
-            return (self.pipeline, storedStream, storedCapture)
+        let (running, stream, capture) = lock.withLock { () -> (PublisherPipeline?, OTStream?, (any OTVideoCapture)?) in
+            defer {
+                self.pipeline = nil; self.meter = nil; preparedRelayed = nil; storedStream = nil; storedSession = nil
+                qualityState = .normal; lastEncodingPreferences = nil
+            }
+            return (self.pipeline ?? preparedRelayed?.pipeline, storedStream, storedCapture)
         }
+        let pipeline = running
         pipeline?.stop()
         if pipeline != nil, let capture {
             _ = capture.stopCapture()

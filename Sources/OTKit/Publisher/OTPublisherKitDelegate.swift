@@ -1,3 +1,12 @@
+/// Why a publisher's video stopped or resumed (`OTPublisherVideoEventReason`, OpenTok's
+/// values).
+public enum OTPublisherVideoEventReason: Int32, Sendable {
+    /// The app changed `publishVideo`.
+    case publisherPropertyChanged = 1
+    /// Publisher audio fallback: the uplink could not (or can again) carry video.
+    case qualityChanged = 3
+}
+
 /// What a publisher tells its app (`OTPublisherKitDelegate`), on the session's
 /// `apiQueue`. Methods have empty defaults.
 public protocol OTPublisherKitDelegate: AnyObject {
@@ -9,6 +18,17 @@ public protocol OTPublisherKitDelegate: AnyObject {
     func publisher(_ publisher: OTPublisherKit, streamDestroyed stream: OTStream)
     /// A moderator muted this publisher's audio (`publishAudio` is now false).
     func muteForced(_ publisher: OTPublisherKit)
+    /// Video stopped: `publishVideo` was set to false (`.publisherPropertyChanged`) or
+    /// publisher audio fallback turned it off (`.qualityChanged`; audio goes on).
+    func publisherVideoDisabled(_ publisher: OTPublisherKit, reason: OTPublisherVideoEventReason)
+    /// Video resumed, for the same reasons.
+    func publisherVideoEnabled(_ publisher: OTPublisherKit, reason: OTPublisherVideoEventReason)
+    /// Publisher audio fallback: the uplink is close to not carrying video; it may be
+    /// turned off soon.
+    func publisherVideoDisableWarning(_ publisher: OTPublisherKit)
+    /// The danger announced by `publisherVideoDisableWarning` passed without video being
+    /// turned off.
+    func publisherVideoDisableWarningLifted(_ publisher: OTPublisherKit)
 }
 
 /// Empty defaults.
@@ -21,6 +41,14 @@ extension OTPublisherKitDelegate {
     public func publisher(_ publisher: OTPublisherKit, streamDestroyed stream: OTStream) {}
     /// Does nothing.
     public func muteForced(_ publisher: OTPublisherKit) {}
+    /// Does nothing.
+    public func publisherVideoDisabled(_ publisher: OTPublisherKit, reason: OTPublisherVideoEventReason) {}
+    /// Does nothing.
+    public func publisherVideoEnabled(_ publisher: OTPublisherKit, reason: OTPublisherVideoEventReason) {}
+    /// Does nothing.
+    public func publisherVideoDisableWarning(_ publisher: OTPublisherKit) {}
+    /// Does nothing.
+    public func publisherVideoDisableWarningLifted(_ publisher: OTPublisherKit) {}
 }
 
 /// The publisher's microphone level (`OTPublisherKitAudioLevelDelegate`).
@@ -81,4 +109,22 @@ public struct OTPublisherKitAudioNetworkStats: Sendable, Equatable {
     public var timestamp: Double
     /// When publishing started, Unix milliseconds.
     public var startTime: Double
+}
+
+/// The raw WebRTC-style statistics of a publisher (`OTPublisherKitRtcStatsReportDelegate`),
+/// answering `getRtcStatsReport()`.
+public protocol OTPublisherKitRtcStatsReportDelegate: AnyObject {
+    /// One entry per media leg (routed: the router's; relayed: the publisher's one
+    /// socket, shared by its subscribers), on `apiQueue`.
+    func publisher(_ publisher: OTPublisherKit, rtcStatsReport stats: [OTPublisherRtcStats])
+}
+
+/// One leg's statistics report (`OTPublisherRtcStats`).
+public struct OTPublisherRtcStats: Sendable, Equatable {
+    /// The receiving connection ("" for the router leg of a routed session and for the
+    /// shared socket of a relayed one).
+    public var connectionId: String
+    /// A JSON array of RTCStats dictionaries, as browsers' `getStats()` gives them
+    /// (`outbound-rtp`, `remote-inbound-rtp`, `codec`, `transport`).
+    public var jsonArrayOfReports: String
 }

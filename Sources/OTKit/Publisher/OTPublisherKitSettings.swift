@@ -19,8 +19,26 @@ public class OTPublisherKitSettings {
     /// A custom capturer for the video (`OTPublisherKit` publishes no video without one;
     /// `OTPublisher` uses its camera when nil).
     public var videoCapture: (any OTVideoCapture)?
+    /// Publisher audio fallback (`publisherAudioFallbackEnabled`, default false, as in
+    /// OpenTok): when the uplink cannot carry video, the publisher stops encoding video
+    /// (audio goes on), tells its delegate (`publisherVideoDisableWarning`, then
+    /// `publisherVideoDisabled(reason: .qualityChanged)`) and sends video again when the
+    /// network recovers (`publisherVideoEnabled`). Routed and relayed sessions.
+    public var publisherAudioFallbackEnabled = false
+    /// Subscriber audio fallback for every subscriber of this stream
+    /// (`subscriberAudioFallbackEnabled`): the router stops sending video to a subscriber
+    /// whose downlink cannot carry it (`subscriberVideoDisableWarning`, then
+    /// `subscriberVideoDisabled(reason: .qualityChanged)`). OpenTok's default: on for
+    /// camera and custom video, off for screen sharing. Routed sessions only (relayed
+    /// sessions have no router in the media path; the value is then not used).
+    public var subscriberAudioFallbackEnabled: Bool {
+        get { storedSubscriberFallback ?? true }
+        set { storedSubscriberFallback = newValue }
+    }
 
     private var storedAudioBitrate: Int32 = 40_000
+    /// Nil until the app sets it: the default then follows the video type.
+    var storedSubscriberFallback: Bool?
 
     /// The defaults above.
     public init() {}

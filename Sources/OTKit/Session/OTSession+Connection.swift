@@ -64,6 +64,7 @@ extension OTSession {
             state.resumeSecret = reply.resumeSecret
             state.graceSeconds = reply.reconnectGraceMilliseconds > 0 ? Double(reply.reconnectGraceMilliseconds) / 1000 : settings.reconnectGrace
             state.forceMuteAllActive = reply.forceMuteAll
+            state.relayed = reply.relayed
             for connection in others { state.connections[connection.connectionId] = connection }
             return true
         }
@@ -163,6 +164,8 @@ extension OTSession {
         for (id, stream) in oldStreams where !present.contains(id) { removeStream(id, fallback: stream) }
         for wire in reply.streams where wire.connectionId != ownId && oldStreams[wire.streamId] == nil { addStream(wire) }
         for signal in queued { channel?.request(.signal(signal)) }
+        // Preferences set while the path was down never reached the router: say them again.
+        for subscriber in subscribers { subscriber.resendPreferences() }
         log.add("resumed; \(queued.count) queued signals sent")
     }
 

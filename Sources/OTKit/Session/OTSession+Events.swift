@@ -56,8 +56,12 @@ extension OTSession {
             finishDisconnect(error: code.map { OTError(sessionCode: $0, "the router closed the connection: \(reason)") })
         case .error(let error):
             deliver(.didFail(OTError(sessionCode: error.code, error.message)))
-        case .subscriberQuality, .encodingPreferences:
-            break  // issue 5: audio fallback and relayed encoding limits
+        case .subscriberQuality(let event):
+            let subscriber = lock.withLock { state.subscribers.first { $0.subscriberId == event.subscriberId } }
+            if let subscriber { subscriber.qualityEvent(event) } else { log.add("quality event for unknown subscriber \(event.subscriberId)") }
+        case .encodingPreferences(let preferences):
+            let publisher = lock.withLock { state.publisher }
+            if let publisher { publisher.applyEncodingPreferences(preferences) } else { log.add("encoding preferences without a publisher") }
         case .connected, .published, .subscribed, .issueReported, .ok, .pong:
             log.add("unexpected reply without a request")
         }

@@ -18,9 +18,18 @@ extension OTSession {
         }
         try publisher.attach(to: self)
         lock.withLock { state.publisher = publisher }
-        let request = publisher.makePublishRequest()
+        let announced = publisher.makePublishRequest()
         work.async {
             guard let channel = self.channel else { return }
+            var request = announced
+            if self.lock.withLock({ self.state.relayed }) {
+                do throws(OTError) {
+                    request.relayedLeg = try publisher.prepareRelayedMedia(settings: self.settings)
+                } catch {
+                    self.publisherFailed(publisher, error: error, unpublishStreamId: nil)
+                    return
+                }
+            }
             let sent = channel.request(.publish(request)) { reply in
                 switch reply {
                 case .published(let published):
@@ -108,6 +117,10 @@ extension OTSession {
 
     func sendSubscriptionChange(_ change: SubscriptionChange) {
         work.async { self.channel?.request(.subscriptionChanged(change)) }
+    }
+
+    func sendSubscriberPreferences(_ preferences: SubscriberPreferences) {
+        work.async { self.channel?.request(.subscriberPreferences(preferences)) }
     }
 
     func publisherFailed(_ publisher: OTPublisherKit, error: OTError, unpublishStreamId: String?) {

@@ -50,6 +50,8 @@ public final class OTSession: @unchecked Sendable {
         var subscribers: [OTSubscriberKit] = []
         var queuedSignals: [SignalRequest] = []
         var forceMuteAllActive = false
+        /// The router said the session is relayed (peer-to-peer media).
+        var relayed = false
     }
 
     /// A session for `sessionId` under `apiKey`; nil when either is empty (as iOS's

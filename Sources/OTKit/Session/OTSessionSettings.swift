@@ -24,6 +24,9 @@ public struct OTSessionSettings: Sendable {
     /// Rewrites each media leg's (host, port) before the pipelines use it. Tests use it
     /// to route media through an `ImpairmentProxy`. Nil: use the router's address.
     var mediaAddressRewrite: (@Sendable (String, Int) -> (String, Int))?
+    /// Relayed sessions: the address a publisher announces for its media socket. Nil:
+    /// its address toward the router (`LocalRoute`), else loopback.
+    var relayedMediaHost: String?
     /// Seconds between keep-alive pings (the agreed heartbeat: 1 s).
     var heartbeatInterval: Double = 1
     /// Seconds without hearing from the router before the session starts reconnecting (3 s).

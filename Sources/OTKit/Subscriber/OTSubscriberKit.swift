@@ -16,6 +16,8 @@ public class OTSubscriberKit: @unchecked Sendable {
     public weak var audioLevelDelegate: (any OTSubscriberKitAudioLevelDelegate)?
     /// Receives statistics once per second (weak).
     public weak var networkStatsDelegate: (any OTSubscriberKitNetworkStatsDelegate)?
+    /// Receives the reports `getRtcStatsReport()` asks for (weak).
+    public weak var rtcStatsReportDelegate: (any OTSubscriberKitRtcStatsReportDelegate)?
     /// The stream received.
     public let stream: OTStream
     /// Where decoded frames go (held strongly; called on the receive thread).
@@ -23,26 +25,44 @@ public class OTSubscriberKit: @unchecked Sendable {
         get { lock.withLock { storedRender } }
         set { lock.withLock { storedRender = newValue } }
     }
-    /// The size you would like to receive. Recorded only: the router does not pick
-    /// layers by it yet (adaptation is a later issue).
+    /// The largest size you would like to receive (nil: no preference, the default).
+    /// Sent to the router (`subscriberPreferences`): in a routed session it picks the
+    /// layer that fits; in a relayed one the publisher is asked to encode no larger than
+    /// the largest any subscriber wants. Cost: one signaling message when it changes
+    /// while subscribed (set before subscribing, it is sent right after).
     public var preferredResolution: OTVideoDimensions? {
         get { lock.withLock { storedResolution } }
-        set { lock.withLock { storedResolution = newValue } }
+        set {
+            lock.withLock { storedResolution = newValue }
+            syncPreferences()
+        }
     }
-    /// The frame rate you would like to receive; recorded only, as `preferredResolution`.
+    /// The highest frame rate you would like to receive (0: no preference, the default),
+    /// as for `preferredResolution`.
     public var preferredFrameRate: Float {
         get { lock.withLock { storedFrameRate } }
-        set { lock.withLock { storedFrameRate = newValue } }
+        set {
+            lock.withLock { storedFrameRate = newValue }
+            syncPreferences()
+        }
     }
 
     let lock = NSLock()
     private let audioControl = SubscriberAudioControl()
     private let videoGate = Atomic<Bool>(true)
     private var storedRender: (any OTVideoRender)?
-    private var storedResolution: OTVideoDimensions?
-    private var storedFrameRate: Float = 0
-    private weak var storedSession: OTSession?
-    private var pipeline: SubscriberPipeline?
+    var storedResolution: OTVideoDimensions?
+    var storedFrameRate: Float = 0
+    /// The preferences the router was last told (nil: none sent; under `lock`).
+    var routerPreferences: SubscriberPreferences?
+    /// Where audio fallback stands as the app was told (under `lock`).
+    var qualityState = VideoQualityState.normal
+    /// Frame rate between `getRtcStatsReport()` calls (under `lock`).
+    var rtcFrameRate = FrameRateMeter(start: 0)
+    /// The size of the last decoded picture, packed width << 32 | height (receive thread writes).
+    let decodedSize = Atomic<UInt64>(0)
+    weak var storedSession: OTSession?
+    var pipeline: SubscriberPipeline?
     private(set) var subscriberId: String?
     private var interrupted = false
     /// What the router was last told this subscriber wants forwarded (nil: not subscribed).
@@ -96,6 +116,7 @@ public class OTSubscriberKit: @unchecked Sendable {
             routerForwarding = (requested.subscribeToAudio, requested.subscribeToVideo)
         }
         syncForwarding()  // the app may have changed its mind while the request was out
+        syncPreferences()  // preferences set before subscribing
         do throws(OTError) {
             try startMedia(reply.media, settings: session.settings)
         } catch {
@@ -109,8 +130,10 @@ public class OTSubscriberKit: @unchecked Sendable {
         }
     }
 
+    /// The leg is the router's (routed) or the publisher's own (relayed, `relayedLeg`):
+    /// either way media arrives on our socket and our RTCP goes to the leg's address.
     private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings) throws(OTError) {
-        guard let leg else { return }  // relayed sessions: peer-to-peer media is a later issue
+        guard let leg else { return }  // a relayed publisher that announced no leg: no media
         let (host, port) = settings.mediaAddressRewrite?(leg.host, leg.port) ?? (leg.host, leg.port)
         guard let feedback = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
             throw OTError(OTSubscriberErrorCode.webRTCError, "the router's media address \(host):\(port) is not an IP address")
@@ -128,7 +151,10 @@ public class OTSubscriberKit: @unchecked Sendable {
                 onVideoFrame: { [weak self] frame, _ in self?.decoded(frame) },
                 audioSink: configuration.audioStream == nil ? nil : sink)
             try pipeline.start()
-            lock.withLock { self.pipeline = pipeline }
+            lock.withLock {
+                self.pipeline = pipeline
+                rtcFrameRate = FrameRateMeter(start: Date().timeIntervalSince1970)
+            }
         } catch {
             throw OTError(subscribing: error)
         }
@@ -151,6 +177,7 @@ public class OTSubscriberKit: @unchecked Sendable {
 
     /// Receive thread: one decoded picture.
     private func decoded(_ frame: VideoFrame) {
+        decodedSize.store(UInt64(frame.width) << 32 | UInt64(frame.height), ordering: .relaxed)
         guard videoGate.load(ordering: .relaxed) else { return }
         let (render, session) = lock.withLock { (storedRender, storedSession) }
         if let render {
@@ -187,7 +214,10 @@ public class OTSubscriberKit: @unchecked Sendable {
     /// Stops media and forgets the session.
     func detach() {
         let pipeline = lock.withLock { () -> SubscriberPipeline? in
-            defer { self.pipeline = nil; storedSession = nil; subscriberId = nil; routerForwarding = nil; interrupted = false }
+            defer {
+                self.pipeline = nil; storedSession = nil; subscriberId = nil; routerForwarding = nil; interrupted = false
+                routerPreferences = nil; qualityState = .normal
+            }
             return self.pipeline
         }
         pipeline?.stop()

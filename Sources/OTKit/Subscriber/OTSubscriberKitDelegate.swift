@@ -4,7 +4,8 @@ public enum OTSubscriberVideoEventReason: Int32, Sendable {
     case publisherPropertyChanged = 1
     /// This subscriber's `subscribeToVideo` changed.
     case subscriberPropertyChanged = 2
-    /// Quality (bandwidth) adaptation; not produced yet (adaptation is a later issue).
+    /// Subscriber audio fallback: the router's leg to this subscriber could not (or can
+    /// again) carry video.
     case qualityChanged = 3
     /// The codec is not supported.
     case codecNotSupported = 4
@@ -27,6 +28,12 @@ public protocol OTSubscriberKitDelegate: AnyObject {
     func subscriberVideoDisabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason)
     /// Video resumed.
     func subscriberVideoEnabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason)
+    /// Subscriber audio fallback: the network to this subscriber is close to not carrying
+    /// video; the router may turn it off soon.
+    func subscriberVideoDisableWarning(_ subscriber: OTSubscriberKit)
+    /// The danger announced by `subscriberVideoDisableWarning` passed without video being
+    /// turned off.
+    func subscriberVideoDisableWarningLifted(_ subscriber: OTSubscriberKit)
 }
 
 /// Empty defaults.
@@ -45,6 +52,10 @@ extension OTSubscriberKitDelegate {
     public func subscriberVideoDisabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) {}
     /// Does nothing.
     public func subscriberVideoEnabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) {}
+    /// Does nothing.
+    public func subscriberVideoDisableWarning(_ subscriber: OTSubscriberKit) {}
+    /// Does nothing.
+    public func subscriberVideoDisableWarningLifted(_ subscriber: OTSubscriberKit) {}
 }
 
 /// The level of a subscriber's audio (`OTSubscriberKitAudioLevelDelegate`).
@@ -91,4 +102,12 @@ public struct OTSubscriberKitAudioNetworkStats: Sendable, Equatable {
     public var audioBytesReceived: UInt64
     /// When measured, Unix milliseconds.
     public var timestamp: Double
+}
+
+/// The raw WebRTC-style statistics of a subscriber (`OTSubscriberKitRtcStatsReportDelegate`),
+/// answering `getRtcStatsReport()`.
+public protocol OTSubscriberKitRtcStatsReportDelegate: AnyObject {
+    /// A JSON array of RTCStats dictionaries as browsers' `getStats()` gives them
+    /// (`inbound-rtp`, `codec`, `transport`), on `apiQueue`.
+    func subscriber(_ subscriber: OTSubscriberKit, rtcStatsReport jsonArrayOfReports: String)
 }

@@ -157,10 +157,13 @@ final class SessionHub: @unchecked Sendable {
         defer { sessions[sessionId] = session }
         guard let connection = session.connections[connectionId] else { return }
         for streamId in connection.streams { removeStream(streamId, from: &session, reason: reason) }
+        var relayedStreams: Set<String> = []
         for subscriberId in connection.subscriptions {
             if !session.relayed { media.removeSubscriber(subscriberId: subscriberId) }
-            session.subscriptions[subscriberId] = nil
+            if let gone = session.subscriptions.removeValue(forKey: subscriberId), session.relayed { relayedStreams.insert(gone.streamId) }
         }
+        // Its subscriptions no longer count toward relayed publishers' limits.
+        for streamId in relayedStreams.sorted() { relayedPreferencesChanged(streamId: streamId, in: &session) }
         session.connections[connectionId] = nil
         session.connectionOrder.removeAll { $0 == connectionId }
         detached[connectionId] = nil

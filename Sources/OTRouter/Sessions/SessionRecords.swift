@@ -29,6 +29,13 @@ struct StreamRecord {
     /// Force-muted: the media plane forwards none of its audio.
     var muted: Bool
     var layoutClassList: [String]
+    /// Relayed sessions: the publisher's own media leg (`PublishRequest.relayedLeg`),
+    /// handed to each subscriber as its `media`.
+    var relayedLeg: WireMediaLeg? = nil
+    /// The publisher's `subscriberAudioFallbackEnabled` (routed sessions).
+    var subscriberAudioFallback = true
+    /// Relayed sessions: the encoding limit last sent to the publisher (nil: none).
+    var encodingLimit: EncodingPreferences? = nil
 }
 
 /// One subscription: `connectionId` receives `streamId`.

@@ -10,8 +10,8 @@ extension SessionHub {
     }
 
     /// Relayed: recomputes what the publisher of `streamId` should encode at most and
-    /// tells it (`encodingPreferences`).
-    func relayedPreferencesChanged(streamId: String, in session: SessionRecord) {
-        // Wired by issue 5's relayed media work.
+    /// tells it (`encodingPreferences`) when that changed (`SessionHub+Relayed.swift`).
+    func relayedPreferencesChanged(streamId: String, in session: inout SessionRecord) {
+        updateEncodingLimit(streamId: streamId, in: &session)
     }
 }

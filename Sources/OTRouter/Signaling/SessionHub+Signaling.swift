@@ -173,6 +173,7 @@ extension SessionHub {
         if wasInterrupted {
             for streamId in connection.streams { broadcast(.streamResumed(streamId: streamId), in: session, except: connectionId) }
         }
+        if session.relayed { resendEncodingLimits(of: connectionId, in: session) }
         log.log(.info, "connection.resumed", session: session.id, connection: connectionId)
     }
 
@@ -210,10 +211,11 @@ extension SessionHub {
             subscribe(request, me: me, session: &session, reply: reply, fail: fail)
         case .unsubscribe(let subscriberId):
             guard me.subscriptions.contains(subscriberId) else { return fail(1112, "subscriber \(subscriberId) is not this connection's") }
-            session.subscriptions[subscriberId] = nil
+            let streamId = session.subscriptions.removeValue(forKey: subscriberId)?.streamId
             session.connections[connectionId]!.subscriptions.remove(subscriberId)
             if !session.relayed { media.removeSubscriber(subscriberId: subscriberId) }
             reply(.ok)
+            if session.relayed, let streamId { relayedPreferencesChanged(streamId: streamId, in: &session) }
         case .subscriptionChanged(let change):
             guard me.subscriptions.contains(change.subscriberId), var record = session.subscriptions[change.subscriberId] else {
                 return fail(1112, "subscriber \(change.subscriberId) is not this connection's")
@@ -229,7 +231,7 @@ extension SessionHub {
             }
             session.subscriptions[preferences.subscriberId]!.preferences = preferences
             if session.relayed {
-                relayedPreferencesChanged(streamId: session.subscriptions[preferences.subscriberId]!.streamId, in: session)
+                relayedPreferencesChanged(streamId: session.subscriptions[preferences.subscriberId]!.streamId, in: &session)
             } else {
                 routedPreferencesChanged(preferences)
             }
@@ -297,6 +299,11 @@ extension SessionHub {
                          reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
         let streamId = Self.newID()
         var leg: WireMediaLeg?
+        if session.relayed, let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg) {
+            counters.badMessage()
+            log.log(.warning, "stream.badRelayedLeg", session: session.id, connection: me.id, ["problem": problem])
+            return fail(1011, "unable to publish: the relayed media leg \(problem)")
+        }
         if !session.relayed {
             do {
                 leg = try media.addPublisher(streamId: streamId, audio: request.audioTrack, video: request.videoTrack)
@@ -310,8 +317,11 @@ extension SessionHub {
         let wire = WireStream(streamId: streamId, connectionId: me.id, name: request.name, hasAudio: request.hasAudio,
                               hasVideo: request.hasVideo, videoWidth: request.videoWidth, videoHeight: request.videoHeight,
                               videoType: request.videoType, creationTime: Self.nowMilliseconds())
-        session.streams[streamId] = StreamRecord(wire: wire, muted: muted, layoutClassList: me.layoutClassList)
+        session.streams[streamId] = StreamRecord(wire: wire, muted: muted, layoutClassList: me.layoutClassList,
+                                                 relayedLeg: session.relayed ? request.relayedLeg : nil,
+                                                 subscriberAudioFallback: request.subscriberAudioFallback ?? true)
         session.streamOrder.append(streamId)
+        if !session.relayed { subscriberAudioFallbackConfigured(streamId: streamId, enabled: request.subscriberAudioFallback ?? true) }
         session.connections[me.id]!.streams.append(streamId)
         reply(.published(PublishedReply(stream: wire, media: leg, muted: muted)))
         broadcast(.streamCreated(wire), in: session, except: me.id)
@@ -322,7 +332,9 @@ extension SessionHub {
                            reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
         let subscriberId = Self.newID()
         var leg: WireMediaLeg?
-        if !session.relayed {
+        if session.relayed {
+            leg = session.streams[request.streamId]?.relayedLeg  // the publisher's own socket and keys
+        } else {
             do {
                 leg = try media.addSubscriber(subscriberId: subscriberId, streamId: request.streamId,
                                               audio: request.subscribeToAudio, video: request.subscribeToVideo)
@@ -335,5 +347,7 @@ extension SessionHub {
                                                                  audio: request.subscribeToAudio, video: request.subscribeToVideo)
         session.connections[me.id]!.subscriptions.insert(subscriberId)
         reply(.subscribed(SubscribedReply(subscriberId: subscriberId, streamId: request.streamId, media: leg)))
+        // A subscriber without preferences lifts a relayed publisher's limit.
+        if session.relayed { relayedPreferencesChanged(streamId: request.streamId, in: &session) }
     }
 }

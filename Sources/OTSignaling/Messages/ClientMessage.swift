@@ -86,11 +86,16 @@ public struct PublishRequest: Codable, Sendable, Equatable {
     /// media (the publisher's own socket and keys; SSRCs chosen by the publisher).
     /// The router hands it to each subscriber in `.subscribed`. Nil in routed sessions.
     public var relayedLeg: WireMediaLeg?
+    /// The publisher's `subscriberAudioFallbackEnabled`: whether the router may turn this
+    /// stream's video off for a subscriber whose leg cannot carry it (routed sessions).
+    /// Nil (older clients): true.
+    public var subscriberAudioFallback: Bool?
 
     /// A request with every field given.
     public init(name: String, hasAudio: Bool, hasVideo: Bool, audioTrack: Bool, videoTrack: Bool,
                 videoWidth: Int, videoHeight: Int, videoType: String, simulcastLayers: Int? = nil,
-                relayedLeg: WireMediaLeg? = nil) {
+                relayedLeg: WireMediaLeg? = nil, subscriberAudioFallback: Bool? = nil) {
+        self.subscriberAudioFallback = subscriberAudioFallback
         self.name = name
         self.hasAudio = hasAudio
         self.hasVideo = hasVideo

@@ -1,0 +1,72 @@
+import OTMedia
+import OTSignaling
+
+/// Relayed (peer-to-peer) sessions: the router carries no media. A publisher announces
+/// its own media leg (`PublishRequest.relayedLeg`), which each subscriber receives as its
+/// `media`; subscribers' preferences become one encoding limit per stream, sent to the
+/// publisher (`encodingPreferences`), since only the sender can lower what it sends.
+extension SessionHub {
+    /// The limit for a stream from its subscribers' preferences: per dimension the largest
+    /// any subscriber wants, and no limit on a dimension as soon as one subscriber has no
+    /// preference for it (or there is no subscriber). Nil: no limit at all.
+    static func aggregateEncodingLimit(streamId: String, subscriptions: some Sequence<SubscriptionRecord>) -> EncodingPreferences? {
+        var width: Int? = 0
+        var height: Int? = 0
+        var rate: Double? = 0
+        var any = false
+        for subscription in subscriptions where subscription.streamId == streamId {
+            any = true
+            let preferences = subscription.preferences
+            if let w = preferences?.preferredWidth, let h = preferences?.preferredHeight, w > 0, h > 0 {
+                width = width.map { max($0, w) }
+                height = height.map { max($0, h) }
+            } else {
+                width = nil
+                height = nil
+            }
+            if let r = preferences?.preferredFrameRate, r > 0, r.isFinite { rate = rate.map { max($0, r) } } else { rate = nil }
+        }
+        guard any, width != nil || rate != nil else { return nil }
+        return EncodingPreferences(streamId: streamId, maxWidth: width, maxHeight: height, maxFrameRate: rate)
+    }
+
+    /// Recomputes `streamId`'s limit and sends it to the publisher when it changed
+    /// (lifting a limit sends one with every field nil). Under the lock.
+    func updateEncodingLimit(streamId: String, in session: inout SessionRecord) {
+        guard session.relayed, let stream = session.streams[streamId] else { return }
+        let limit = Self.aggregateEncodingLimit(streamId: streamId, subscriptions: session.subscriptions.values)
+        guard limit != stream.encodingLimit else { return }
+        session.streams[streamId]!.encodingLimit = limit
+        let message = limit ?? EncodingPreferences(streamId: streamId, maxWidth: nil, maxHeight: nil, maxFrameRate: nil)
+        send(.encodingPreferences(message), to: session.connections[stream.wire.connectionId]?.peer)
+        log.log(.info, "stream.encodingLimit", session: session.id, connection: stream.wire.connectionId,
+                ["stream": streamId, "maxWidth": message.maxWidth.map(String.init) ?? "-",
+                 "maxHeight": message.maxHeight.map(String.init) ?? "-",
+                 "maxFrameRate": message.maxFrameRate.map { String($0) } ?? "-"])
+    }
+
+    /// A publisher came back on a new socket: it may have missed its streams' limits.
+    func resendEncodingLimits(of connectionId: String, in session: SessionRecord) {
+        guard let connection = session.connections[connectionId] else { return }
+        for streamId in connection.streams {
+            if let limit = session.streams[streamId]?.encodingLimit { send(.encodingPreferences(limit), to: connection.peer) }
+        }
+    }
+
+    /// Why a relayed leg cannot be handed to subscribers, or nil when it can: an IP
+    /// literal host, a port in 1...65535, a known SRTP profile and both keys present.
+    static func relayedLegProblem(_ leg: WireMediaLeg) -> String? {
+        let isIPv4 = leg.host.split(separator: ".", omittingEmptySubsequences: false).count == 4
+            && leg.host.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        let isIPv6 = leg.host.contains(":") && leg.host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        guard isIPv4 || isIPv6 else { return "host \"\(leg.host.prefix(64))\" is not an IP address" }
+        guard (1...65535).contains(leg.port) else { return "port \(leg.port) is out of range" }
+        guard SRTPProfile(rfcName: leg.profile) != nil else {
+            return "profile \"\(leg.profile.prefix(64))\" is not a supported SRTP profile"
+        }
+        guard !leg.clientKey.isEmpty, !leg.routerKey.isEmpty, leg.clientKey.count <= 256, leg.routerKey.count <= 256 else {
+            return "keys are missing or too long"
+        }
+        return nil
+    }
+}
