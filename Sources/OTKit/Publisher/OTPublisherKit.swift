@@ -340,9 +340,12 @@ public class OTPublisherKit: @unchecked Sendable {
                 "publisher.audio.packetsLost=\(c.audio.packetsLost)", "publisher.audio.framesDroppedMuted=\(c.droppedAudio)"]
     }
 
-    /// Delivers stats and level to their delegates. Work queue (stats timer).
+    /// Delivers stats and level to their delegates: video stats only with a video track,
+    /// audio stats only with an audio track (as OpenTok). Work queue (stats timer).
     func deliverStats(_ session: OTSession) {
-        guard let c = counters else { return }
+        guard let c = counters, let configuration = lock.withLock({ pipeline?.configuration }) else { return }
+        let hasVideo = configuration.video != nil
+        let hasAudio = configuration.audio != nil
         let level = lock.withLock { meter }?.takeLevel() ?? 0
         let now = Date().timeIntervalSince1970 * 1000
         let start = lock.withLock { startTime.timeIntervalSince1970 * 1000 }
@@ -354,8 +357,8 @@ public class OTPublisherKit: @unchecked Sendable {
                                                     timestamp: now, startTime: start)
         session.onApiQueue {
             if let stats = self.networkStatsDelegate {
-                stats.publisher(self, videoNetworkStatsUpdated: [video])
-                stats.publisher(self, audioNetworkStatsUpdated: [audio])
+                if hasVideo { stats.publisher(self, videoNetworkStatsUpdated: [video]) }
+                if hasAudio { stats.publisher(self, audioNetworkStatsUpdated: [audio]) }
             }
             self.audioLevelDelegate?.publisher(self, audioLevelUpdated: level)
         }

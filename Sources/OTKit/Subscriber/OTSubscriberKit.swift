@@ -247,9 +247,12 @@ public class OTSubscriberKit: @unchecked Sendable {
                 "\(prefix).audio.packetsLost=\(c.audio.packetsLost)"]
     }
 
-    /// Delivers stats and level. Work queue (stats timer).
+    /// Delivers stats and level: video stats only when the stream has a video track,
+    /// audio stats only with an audio track. Work queue (stats timer).
     func deliverStats(_ session: OTSession) {
-        guard let c = counters else { return }
+        guard let c = counters, let configuration = lock.withLock({ pipeline?.configuration }) else { return }
+        let hasVideo = configuration.videoStream != nil
+        let hasAudio = configuration.audioStream != nil
         let now = Date().timeIntervalSince1970 * 1000
         let video = OTSubscriberKitVideoNetworkStats(videoPacketsLost: UInt64(max(0, c.video.packetsLost)), videoPacketsReceived: c.video.packets,
                                                      videoBytesReceived: c.video.bytes, timestamp: now)
@@ -258,8 +261,8 @@ public class OTSubscriberKit: @unchecked Sendable {
         let level = Float(audioControl.peak.exchange(0, ordering: .relaxed)) / 32768
         session.onApiQueue {
             if let stats = self.networkStatsDelegate {
-                stats.subscriber(self, videoNetworkStatsUpdated: video)
-                stats.subscriber(self, audioNetworkStatsUpdated: audio)
+                if hasVideo { stats.subscriber(self, videoNetworkStatsUpdated: video) }
+                if hasAudio { stats.subscriber(self, audioNetworkStatsUpdated: audio) }
             }
             self.audioLevelDelegate?.subscriber(self, audioLevelUpdated: level)
         }

@@ -60,6 +60,10 @@ final class DelegateRecorder: OTSessionDelegate, OTPublisherKitDelegate, OTSubsc
     func publisher(_ publisher: OTPublisherKit, streamCreated stream: OTStream) { record("publisher streamCreated \(stream.streamId)") }
     func publisher(_ publisher: OTPublisherKit, streamDestroyed stream: OTStream) { record("publisher streamDestroyed \(stream.streamId)") }
     func muteForced(_ publisher: OTPublisherKit) { record("publisher muteForced") }
+    func publisherVideoDisabled(_ publisher: OTPublisherKit, reason: OTPublisherVideoEventReason) { record("publisher videoDisabled \(reason.rawValue)") }
+    func publisherVideoEnabled(_ publisher: OTPublisherKit, reason: OTPublisherVideoEventReason) { record("publisher videoEnabled \(reason.rawValue)") }
+    func publisherVideoDisableWarning(_ publisher: OTPublisherKit) { record("publisher videoDisableWarning") }
+    func publisherVideoDisableWarningLifted(_ publisher: OTPublisherKit) { record("publisher videoDisableWarningLifted") }
 
     func subscriberDidConnectToStream(_ subscriber: OTSubscriberKit) { record("subscriber connected") }
     func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) { record("subscriber didFail \(error.code)", error: error) }
@@ -67,4 +71,6 @@ final class DelegateRecorder: OTSessionDelegate, OTPublisherKitDelegate, OTSubsc
     func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) { record("subscriber reconnected") }
     func subscriberVideoDisabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) { record("subscriber videoDisabled \(reason.rawValue)") }
     func subscriberVideoEnabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) { record("subscriber videoEnabled \(reason.rawValue)") }
+    func subscriberVideoDisableWarning(_ subscriber: OTSubscriberKit) { record("subscriber videoDisableWarning") }
+    func subscriberVideoDisableWarningLifted(_ subscriber: OTSubscriberKit) { record("subscriber videoDisableWarningLifted") }
 }

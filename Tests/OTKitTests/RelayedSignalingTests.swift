@@ -1,0 +1,152 @@
+import Foundation
+import OTMedia
+import OTRouter
+import OTSignaling
+import Testing
+@testable import OTKit
+
+/// Relayed sessions' signaling through the real router: a publisher's own media leg is
+/// what each subscriber gets as its `media`; subscribers' preferences become one encoding
+/// limit per stream for the publisher (the largest any subscriber wants, no limit while
+/// any subscriber has none), re-evaluated when subscribers come, change and go; a leg
+/// that cannot be used is refused with 1011 and counted; routed sessions ignore it.
+@Suite(.serialized)
+struct RelayedSignalingTests {
+    static let project = ProjectCredentials(apiKey: "4731", apiSecret: "0123456789abcdef0123456789abcdef01234731")
+    private let kit = SessionTestKit(project: Self.project)
+
+    static let leg = WireMediaLeg(host: "127.0.0.1", port: 40_000, profile: "AEAD_AES_128_GCM",
+                                  clientKey: SRTPKeyMaterial.random().base64, routerKey: SRTPKeyMaterial.random().base64,
+                                  audioSSRC: 0x1111, videoSSRC: 0x2222)
+
+    private func rawClient(_ router: Router, _ sessionId: String, _ role: Role) throws -> RawSignalingClient {
+        let raw = try RawSignalingClient(url: router.signalingURL(sessionId: sessionId))
+        let reply = raw.request(.connect(ConnectRequest(apiKey: Self.project.apiKey, token: try kit.token(sessionId, role))))
+        guard case .connected = reply else {
+            Issue.record("the raw client could not connect: \(String(describing: reply))")
+            return raw
+        }
+        return raw
+    }
+
+    private func publishRequest(leg: WireMediaLeg?) -> PublishRequest {
+        PublishRequest(name: "p2p", hasAudio: true, hasVideo: true, audioTrack: true, videoTrack: true,
+                       videoWidth: 1280, videoHeight: 720, videoType: "camera", relayedLeg: leg)
+    }
+
+    private func limits(_ raw: RawSignalingClient) -> [EncodingPreferences] {
+        raw.events.compactMap { if case .encodingPreferences(let p) = $0 { return p } else { return nil } }
+    }
+
+    private func subscribe(_ raw: RawSignalingClient, _ streamId: String) throws -> SubscribedReply {
+        guard case .subscribed(let reply)? = raw.request(.subscribe(SubscribeRequest(streamId: streamId))) else {
+            throw RelayedTestFailure("subscribe refused")
+        }
+        return reply
+    }
+
+    private func prefer(_ raw: RawSignalingClient, _ subscriberId: String, _ width: Int?, _ height: Int?, _ rate: Double?) {
+        #expect(raw.request(.subscriberPreferences(SubscriberPreferences(subscriberId: subscriberId, preferredWidth: width,
+                                                                          preferredHeight: height, preferredFrameRate: rate))) == .ok)
+    }
+
+    @Test func subscribersGetThePublishersLegAndItsLimitIsTheMostAnyoneWants() throws {
+        let router = try kit.startRouter()
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey, relayed: true)
+        let publisher = try rawClient(router, sessionId, .publisher)
+        defer { publisher.close() }
+        guard case .published(let published)? = publisher.request(.publish(publishRequest(leg: Self.leg))) else {
+            Issue.record("publish refused"); return
+        }
+        #expect(published.media == nil, "a relayed session has no router leg")
+        let streamId = published.stream.streamId
+
+        let first = try rawClient(router, sessionId, .subscriber)
+        defer { first.close() }
+        let second = try rawClient(router, sessionId, .subscriber)
+        let one = try subscribe(first, streamId)
+        #expect(one.media == Self.leg, "the subscriber's media is the publisher's own leg")
+
+        func expectLimits(_ expected: [EncodingPreferences], _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
+            // The publisher's events arrive after the request that caused them was answered.
+            let deadline = Date().addingTimeInterval(5)
+            while limits(publisher).count < expected.count && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            Thread.sleep(forTimeInterval: 0.1)  // room for an unexpected extra one
+            #expect(limits(publisher) == expected, comment, sourceLocation: sourceLocation)
+        }
+        func limit(_ w: Int?, _ h: Int?, _ r: Double?) -> EncodingPreferences {
+            EncodingPreferences(streamId: streamId, maxWidth: w, maxHeight: h, maxFrameRate: r)
+        }
+        var expected: [EncodingPreferences] = []
+        expectLimits(expected, "one subscriber without preferences: no limit, nothing sent")
+
+        prefer(first, one.subscriberId, 320, 180, 15)
+        expected.append(limit(320, 180, 15))
+        expectLimits(expected, "the only subscriber's preference is the limit")
+
+        let two = try subscribe(second, streamId)
+        #expect(two.media == Self.leg)
+        expected.append(limit(nil, nil, nil))
+        expectLimits(expected, "a second subscriber without preferences lifts the limit")
+
+        prefer(second, two.subscriberId, 640, 360, 7.5)
+        expected.append(limit(640, 360, 15))
+        expectLimits(expected, "the largest size and the highest rate anyone wants")
+
+        prefer(second, two.subscriberId, 160, 90, nil)
+        expected.append(limit(320, 180, nil))
+        expectLimits(expected, "no frame-rate limit while one subscriber has no frame-rate preference")
+
+        prefer(second, two.subscriberId, 160, 90, nil)
+        expectLimits(expected, "the same preferences again change nothing")
+
+        #expect(first.request(.unsubscribe(subscriberId: one.subscriberId)) == .ok)
+        expected.append(limit(160, 90, nil))
+        expectLimits(expected, "the first subscriber left: the second's preference is the limit")
+
+        #expect(second.request(.disconnect) == .ok)
+        second.close()
+        expected.append(limit(nil, nil, nil))
+        expectLimits(expected, "no subscriber left: no limit")
+    }
+
+    @Test func anUnusableLegIsRefusedAndRoutedSessionsIgnoreIt() throws {
+        let router = try kit.startRouter()
+        defer { router.stop() }
+        let relayed = try router.createSession(apiKey: Self.project.apiKey, relayed: true)
+        let publisher = try rawClient(router, relayed, .publisher)
+        defer { publisher.close() }
+        let before = router.metrics.badMessages
+        var bad = Self.leg
+        bad.host = "media.example.com"
+        guard case .error(let refused)? = publisher.request(.publish(publishRequest(leg: bad))) else {
+            Issue.record("a leg with a host name was accepted"); return
+        }
+        #expect(refused.code == 1011 && refused.message.contains("not an IP address"))
+        var badPort = Self.leg
+        badPort.port = 70_000
+        guard case .error(let refusedPort)? = publisher.request(.publish(publishRequest(leg: badPort))) else {
+            Issue.record("a leg with port 70000 was accepted"); return
+        }
+        #expect(refusedPort.code == 1011 && refusedPort.message.contains("port 70000"))
+        #expect(router.metrics.badMessages == before + 2, "both refused legs are counted")
+
+        // Routed: the leg is ignored; subscribers get the router's leg.
+        let routed = try router.createSession(apiKey: Self.project.apiKey)
+        let routedPublisher = try rawClient(router, routed, .publisher)
+        defer { routedPublisher.close() }
+        guard case .published(let published)? = routedPublisher.request(.publish(publishRequest(leg: Self.leg))) else {
+            Issue.record("routed publish refused"); return
+        }
+        let subscriber = try rawClient(router, routed, .subscriber)
+        defer { subscriber.close() }
+        let reply = try subscribe(subscriber, published.stream.streamId)
+        #expect(reply.media != nil && reply.media != Self.leg, "routed subscribers get the router's own leg")
+    }
+}
+
+struct RelayedTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
