@@ -51,6 +51,16 @@ struct AdaptationWireTests {
     }
 }
 
+extension AdaptationWireTests {
+    @Test func relayedPublishersAnnounceTheirAddressTowardTheRouter() {
+        #expect(LocalRoute.host(ofURL: "http://10.1.2.3:4000") == "10.1.2.3")
+        #expect(LocalRoute.host(ofURL: "wss://router.example:443/") == "router.example")
+        #expect(LocalRoute.host(ofURL: "not a url") == nil)
+        #expect(LocalRoute.address(toward: "127.0.0.1") == "127.0.0.1", "toward a local router: loopback")
+        #expect(LocalRoute.address(toward: "127.0.0.9") == "127.0.0.1")
+    }
+}
+
 /// Counter snapshots for report tests.
 enum StreamCountersFixture {
     static func snapshot(packets: UInt64, bytes: UInt64, frames: UInt64) -> StreamCounters.Snapshot {
