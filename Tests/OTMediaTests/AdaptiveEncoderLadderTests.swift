@@ -88,6 +88,8 @@ import Testing
         print("encoding limit 320x180@7.5: \(limited.count) frames over \(span) s of capture = \(rate) fps")
         #expect(abs(rate - 7.5) <= 7.5 * 0.2)
         #expect(limited.sizes == ["320x180"])
+        // No estimate: the configured 1.5 Mbps, capped at 320x180@7.5's top (51.84 kbps).
+        #expect(harness.encoder.states[0].bitrate == 51_000)
         // With a generous estimate the limit still holds.
         let estimated = try harness.run(seconds: 4, target: 5_000_000)
         #expect(estimated.sizes == ["320x180"])

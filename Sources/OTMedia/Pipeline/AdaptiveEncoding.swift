@@ -30,6 +30,8 @@ final class AdaptiveEncoding {
     var keyframePending = false
     /// Frames this encoding encoded.
     var framesEncoded: UInt64 = 0
+    /// The bitrate it was configured with (bps), used while there is no estimate.
+    let configuredBitrate: Int
     /// What it produces now.
     var state: VideoEncodingState
 
@@ -39,6 +41,7 @@ final class AdaptiveEncoding {
         baseWidth = settings.width
         baseHeight = settings.height
         encoder = try VP8Encoder(settings: settings)
+        configuredBitrate = settings.bitrateKbps * 1000
         scaled = VideoFrame(width: settings.width, height: settings.height)
         self.ladderConfiguration = ladderConfiguration
         ladder = QualityLadder(ceilingWidth: settings.width, ceilingHeight: settings.height,

@@ -131,7 +131,9 @@ final class AdaptiveVideoEncoder {
                              share: share, quality: settings.quality)
             allocator.floors[encoding.index] = encoding.ladder.rungs[0].minBitrate
             let rung = encoding.ladder.rungs[encoding.controller.rungIndex]
-            let bitrate = lastTarget > 0 ? min(share, rung.maxBitrate) : encoding.state.bitrate
+            // Without an estimate: the configured rate, but no more than a limited rung's top.
+            let bitrate = lastTarget > 0 ? min(share, rung.maxBitrate)
+                : limit == .none ? encoding.configuredBitrate : min(encoding.configuredBitrate, rung.maxBitrate)
             try encoding.apply(width: rung.width, height: rung.height, frameRate: rung.frameRate, bitrate: bitrate,
                                rungIndex: encoding.controller.rungIndex)
         }
