@@ -175,8 +175,10 @@ final class AdaptiveVideoEncoder {
         }
         if target > 0 { try adapt(to: target, now: now, result: &result) }
 
-        for encoding in encodings where encoding.isActive {
-            guard encoding.decimator.admit(timestamp: now) else { continue }
+        // Index loops: a debug build's array iterator allocates per loop (measured).
+        for position in 0..<encodings.count {
+            let encoding = encodings[position]
+            guard encoding.isActive, encoding.decimator.admit(timestamp: now) else { continue }
             let input: VideoFrame
             if frame.width == encoding.encoder.settings.width && frame.height == encoding.encoder.settings.height {
                 input = frame
@@ -206,7 +208,9 @@ final class AdaptiveVideoEncoder {
             setActive(from: allocator.firstActive)
             result.stateChanged = true
         }
-        for encoding in encodings where encoding.isActive {
+        for position in 0..<encodings.count {
+            let encoding = encodings[position]
+            guard encoding.isActive else { continue }
             let share = encodings.count > 1 ? allocator.shares[encoding.index] : target
             guard let decision = encoding.controller.update(targetBitrate: share, now: now) else { continue }
             try encoding.apply(width: decision.width, height: decision.height, frameRate: decision.frameRate,
