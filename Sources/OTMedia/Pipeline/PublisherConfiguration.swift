@@ -24,6 +24,46 @@ public struct PublisherConfiguration: Sendable {
     /// Nanoseconds between sender reports.
     public var senderReportIntervalNanoseconds: UInt64 = 1_000_000_000
 
+    // MARK: Encoding (adaptation, layers)
+
+    /// Spatial encodings sent at once (simulcast), 1...3: the full size on `videoStream`,
+    /// then ½ and ¼ size on `simulcastStreams`. Routed sessions only (the router picks one
+    /// per subscriber). Each costs its own encoder's CPU. Checked by the pipeline's init.
+    public var simulcastLayers = 1
+    /// The SSRCs of the smaller encodings, largest first (the router hands them out in
+    /// `WireMediaLeg.simulcastSSRCs`); at least `simulcastLayers - 1` of them.
+    public var simulcastStreams: [RTPStreamParameters] = []
+    /// Whether the encoder follows `PublisherPipeline.targetVideoBitrate` (quality ladder,
+    /// simulcast split, audio fallback). False keeps the configured size, rate and bitrate.
+    public var adaptiveVideo = true
+    /// Publisher audio fallback: thresholds, and `enabled` (OpenTok's
+    /// `publisherAudioFallbackEnabled`, off by default as in OpenTok).
+    public var audioFallback = AudioFallbackConfiguration(side: .publisher, enabled: false)
+    /// The quality ladder's hysteresis (step down after 1 s below a floor, up after 5 s
+    /// at 1.3 × the richer floor).
+    public var quality = QualityController.Configuration()
+
+    /// OpenTok's `publisherAudioFallbackEnabled`: when on, a target that stays below the
+    /// smallest rung switches video off (warning first) until it recovers; when off,
+    /// video is never switched off. Same as `audioFallback.enabled`.
+    public var audioFallbackEnabled: Bool {
+        get { audioFallback.enabled }
+        set { audioFallback.enabled = newValue }
+    }
+
+    /// The routed-session layering: three VP8 temporal layers (so the router can thin
+    /// 30 → 15 → 7.5 fps per subscriber by dropping TID 2, then TID 1) and one extra
+    /// simulcast encoding per SSRC in `simulcastSSRCs` (largest first, at most two; the
+    /// router's `WireMediaLeg.simulcastSSRCs`). Does nothing to video when there is none.
+    public mutating func useRoutedLayers(simulcastSSRCs: [UInt32]) {
+        video?.temporalLayers = 3
+        let extra = simulcastSSRCs.prefix(2)
+        simulcastLayers = 1 + extra.count
+        simulcastStreams = extra.map {
+            RTPStreamParameters(ssrc: $0, payloadType: videoStream.payloadType, clockRate: videoStream.clockRate)
+        }
+    }
+
     /// A configuration sending to `destination` with the given codecs.
     public init(destination: SocketAddress, video: VP8EncoderSettings?, audio: OpusEncoderSettings?) {
         self.destination = destination

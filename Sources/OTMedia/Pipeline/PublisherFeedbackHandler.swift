@@ -77,12 +77,13 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         }
         while let packet = packets.next() {
             switch packet {
-            case .genericNACK(let nack) where nack.mediaSSRC == pipeline.videoSender?.parameters.ssrc:
-                answer(nack, now: now)
-            case .pictureLossIndication(let pli) where pli.mediaSSRC == pipeline.videoSender?.parameters.ssrc:
-                keyframeRequested()
-            case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == pipeline.videoSender?.parameters.ssrc }:
-                keyframeRequested()
+            case .genericNACK(let nack):
+                // Each video encoding (simulcast SSRC) keeps its own packets.
+                if let store = pipeline.retransmissionStore(ssrc: nack.mediaSSRC) { answer(nack, from: store, now: now) }
+            case .pictureLossIndication(let pli):
+                if pipeline.requestKeyframe(ssrc: pli.mediaSSRC) { countKeyframeRequest() }
+            case .fullIntraRequest(let fir):
+                for entry in fir.entries where pipeline.requestKeyframe(ssrc: entry.ssrc) { countKeyframeRequest() }
             case .receiverReport(let report):
                 for block in report.reportBlocks { take(block, now: now) }
             case .senderReport(let report):
@@ -93,17 +94,16 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         }
     }
 
-    private func keyframeRequested() {
+    private func countKeyframeRequest() {
         pipeline.videoCounters.keyframeRequests.add(1, ordering: .relaxed)
-        pipeline.requestKeyframe()
     }
 
-    private func answer(_ nack: GenericNACK, now: UInt64) {
+    private func answer(_ nack: GenericNACK, from store: RetransmissionStore, now: UInt64) {
         let destination = pipeline.configuration.destination
         for sequence in nack.lostSequenceNumbers {
             pipeline.videoCounters.nacks.add(1, ordering: .relaxed)
             guard let buffer = pipeline.pool.take() else { break }
-            if pipeline.retransmissions.copy(sequence: sequence, now: now, into: buffer) {
+            if store.copy(sequence: sequence, now: now, into: buffer) {
                 buffer.peer = destination
                 resend.append(buffer)
             } else {
@@ -151,6 +151,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private func sendReports(now: UInt64) {
         let configuration = pipeline.configuration
         if let video = pipeline.videoSender { sendReport(for: video, to: configuration.destination, now: now) }
+        for simulcast in pipeline.simulcastSenders { sendReport(for: simulcast, to: configuration.destination, now: now) }
         if let audio = pipeline.audioSender {
             sendReport(for: audio, to: configuration.audioDestination ?? configuration.destination, now: now)
         }

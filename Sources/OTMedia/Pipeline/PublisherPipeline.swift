@@ -38,6 +38,24 @@ public final class PublisherPipeline: Sendable {
     /// estimate yet; the encoder keeps its configured rate). Written by the feedback
     /// thread, read by the video thread once per frame.
     let videoTargetBitrate = Atomic<UInt64>(0)
+    /// The smaller simulcast encodings' senders (½ then ¼ size); empty without simulcast.
+    let simulcastSenders: [RTPStreamSender]
+    /// One retransmission store per simulcast sender (same order).
+    let simulcastRetransmissions: [RetransmissionStore]
+    /// Per-encoding keyframe requests (bit i: encoding i, 0 = full size) from PLI/FIR
+    /// naming one SSRC; `keyframeRequested` asks every encoding.
+    let keyframeRequestMask = Atomic<UInt32>(0)
+    /// The encoding limit (relayed `encodingPreferences`); the video thread re-reads it
+    /// when `encodingLimitGeneration` moves (one atomic load per frame).
+    let encodingLimitValue = Mutex<VideoEncodingLimit>(.none)
+    let encodingLimitGeneration = Atomic<UInt64>(0)
+    /// What each encoding produces, published by the video thread on changes.
+    let encodingStates = Mutex<[VideoEncodingState]>([])
+    /// `AudioFallbackState` as 0 normal, 1 warning, 2 video disabled, 3 probing.
+    let fallbackStateValue = Atomic<UInt8>(0)
+    let videoEventHook = Mutex<(@Sendable (AudioFallbackEvent) -> Void)?>(nil)
+    let videoFramesDecimatedCount = Atomic<UInt64>(0)
+    let videoFramesSuspendedCount = Atomic<UInt64>(0)
     let pool: PacketBufferPool
     private let videoSource: (any VideoSource)?
     private let audioSource: (any AudioSource)?
@@ -67,6 +85,15 @@ public final class PublisherPipeline: Sendable {
             : try RTPStreamSender(parameters: configuration.videoStream, keys: configuration.keys?.send)
         audioSender = self.audioSource == nil ? nil
             : try RTPStreamSender(parameters: configuration.audioStream, keys: configuration.keys?.send)
+        let extraLayers = try Self.simulcastStreams(of: configuration)
+        var senders: [RTPStreamSender] = []
+        if self.videoSource != nil {
+            for parameters in extraLayers {
+                senders.append(try RTPStreamSender(parameters: parameters, keys: configuration.keys?.send))
+            }
+        }
+        simulcastSenders = senders
+        simulcastRetransmissions = senders.map { _ in RetransmissionStore() }
         // Room for one keyframe's packets in flight plus the feedback thread's.
         pool = PacketBufferPool(initialCount: 96, maximumCount: 512, bufferSize: 1600, headroom: 0)
     }

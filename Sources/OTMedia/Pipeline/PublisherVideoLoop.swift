@@ -1,33 +1,52 @@
-/// The publisher's video capture thread body: source → VP8 → RFC 7741 packets → SRTP →
-/// one `sendmmsg` per frame, then the frame's packets into the retransmission store.
-/// Frames captured while the pipeline's `videoEnabled` is false are dropped before the
-/// encoder and counted.
+/// The publisher's video capture thread body: source → adaptive VP8 encoder (quality
+/// ladder, frame-rate decimation, simulcast, audio fallback) → RFC 7741 packets → SRTP →
+/// one `sendmmsg` per encoded frame, then the frame's packets into its encoding's
+/// retransmission store. Frames captured while the pipeline's `videoEnabled` is false
+/// are dropped before the encoder and counted.
 ///
-/// Cost per frame: the encode, one protect and one 1.2 KB copy per packet, one batched
-/// send; no allocation (the packet array and message batch are reused).
+/// Cost per frame: one atomic load of the video target, the encode(s), one protect and
+/// one 1.2 KB copy per packet, one batched send per encoding; no allocation (packet
+/// array, message batch and scaled frames are reused).
 final class PublisherVideoLoop: @unchecked Sendable {
     private let pipeline: PublisherPipeline
     private let source: any VideoSource
-    private let sender: RTPStreamSender
-    private let encoder: VP8Encoder
-    private var packetizer: VP8Packetizer
+    /// Per encoding (largest first): its RTP sender, packetizer and retransmission store.
+    private let senders: [RTPStreamSender]
+    private var packetizers: [VP8Packetizer]
+    private let stores: [RetransmissionStore]
+    private let adaptive: AdaptiveVideoEncoder
     private let destination: SocketAddress
     private var batch: [PacketBuffer] = []
     private let messages = UDPMessageBatch(capacity: 32)
+    private var limitGeneration: UInt64 = 0
+    private var fallbackState = AudioFallbackState.normal
+    private var loss = LossWindow()
 
     init(pipeline: PublisherPipeline, source: any VideoSource, settings: VP8EncoderSettings, sender: RTPStreamSender) throws(MediaError) {
         self.pipeline = pipeline
         self.source = source
-        self.sender = sender
-        encoder = try VP8Encoder(settings: settings)
-        do {
-            packetizer = try VP8Packetizer(maxPayloadSize: pipeline.configuration.maximumPayloadSize,
-                                           temporalLayers: settings.temporalLayers > 1)
-        } catch {
-            throw MediaError(.invalidArgument, "VP8 packetizer: \(error)")
+        let configuration = pipeline.configuration
+        senders = [sender] + pipeline.simulcastSenders
+        stores = [pipeline.retransmissions] + pipeline.simulcastRetransmissions
+        var adaptiveSettings = AdaptiveVideoEncoder.Settings(video: settings, ssrcs: senders.map(\.parameters.ssrc))
+        adaptiveSettings.adaptive = configuration.adaptiveVideo
+        adaptiveSettings.fallback = configuration.audioFallback
+        adaptiveSettings.fallback.side = .publisher
+        adaptiveSettings.quality = configuration.quality
+        adaptive = try AdaptiveVideoEncoder(settings: adaptiveSettings)
+        var made: [VP8Packetizer] = []
+        for _ in senders {
+            do {
+                made.append(try VP8Packetizer(maxPayloadSize: configuration.maximumPayloadSize,
+                                              temporalLayers: settings.temporalLayers > 1))
+            } catch {
+                throw MediaError(.invalidArgument, "VP8 packetizer: \(error)")
+            }
         }
-        destination = pipeline.configuration.destination
+        packetizers = made
+        destination = configuration.destination
         batch.reserveCapacity(256)
+        pipeline.publish(adaptive.encodings)
     }
 
     func run(_ flag: StopFlag) {
@@ -50,25 +69,49 @@ final class PublisherVideoLoop: @unchecked Sendable {
     }
 
     private func send(_ frame: VideoFrame) throws(MediaError) {
-        // Whatever was packetized goes out, also when the frame failed partway: packets
-        // left in `batch` would otherwise leave one frame late.
-        defer { flush() }
-        let forceKeyframe = pipeline.keyframeRequested.exchange(false, ordering: .relaxed)
-        let timestamp = sender.rtpTimestamp(at: frame.timestampNanoseconds)
+        let generation = pipeline.encodingLimitGeneration.load(ordering: .acquiring)
+        var changed = false
+        if generation != limitGeneration {
+            limitGeneration = generation
+            try adaptive.setLimit(pipeline.encodingLimitValue.withLock { $0 })
+            changed = true
+        }
+        var mask = pipeline.keyframeRequestMask.exchange(0, ordering: .relaxed)
+        if pipeline.keyframeRequested.exchange(false, ordering: .relaxed) { mask = UInt32.max }
+        if mask != 0 { adaptive.requestKeyframes(mask: mask) }
+        let target = pipeline.videoTargetBitrate.load(ordering: .relaxed)
         let counters = pipeline.videoCounters
+        let lossFraction = loss.update(now: frame.timestampNanoseconds, counters: counters)
         var failure: MediaError?
-        try encoder.encode(frame, forceKeyframe: forceKeyframe) { encoded in
+        let result = try adaptive.encode(frame, targetBitrate: target, lossFraction: lossFraction) { index, encoded in
             counters.frames.add(1, ordering: .relaxed)
             if encoded.isKeyframe { counters.keyframes.add(1, ordering: .relaxed) }
-            do throws(MediaError) { try packetize(encoded, timestamp: timestamp) } catch { failure = error }
+            let timestamp = senders[index].rtpTimestamp(at: frame.timestampNanoseconds)
+            do throws(MediaError) { try packetize(encoded, timestamp: timestamp, encoding: index) } catch { failure = error }
+            // Whatever was packetized goes out, also when the frame failed partway.
+            flush(encoding: index)
         }
+        if result.suspended {
+            pipeline.videoFramesSuspendedCount.add(1, ordering: .relaxed)
+        } else if result.encodedFrames == 0 {
+            pipeline.videoFramesDecimatedCount.add(1, ordering: .relaxed)
+        }
+        if let event = result.event {
+            fallbackState = adaptive.fallback.state
+            pipeline.deliver(event, state: fallbackState)
+        } else if adaptive.fallback.state != fallbackState {
+            fallbackState = adaptive.fallback.state  // probing starts and ends without an event
+            pipeline.noteFallbackState(fallbackState)
+        }
+        if changed || result.stateChanged { pipeline.publish(adaptive.encodings) }
         if let failure { throw failure }
     }
 
-    private func packetize(_ encoded: EncodedVideoFrame, timestamp: UInt32) throws(MediaError) {
-        do { _ = try packetizer.begin(encoded) } catch { throw MediaError(.codecFailure, "VP8 packetizer: \(error)") }
+    private func packetize(_ encoded: EncodedVideoFrame, timestamp: UInt32, encoding index: Int) throws(MediaError) {
+        let sender = senders[index]
+        do { _ = try packetizers[index].begin(encoded) } catch { throw MediaError(.codecFailure, "VP8 packetizer: \(error)") }
         let headerSize = RTPHeader.fixedSize
-        while packetizer.remainingPackets > 0 {
+        while packetizers[index].remainingPackets > 0 {
             guard let buffer = pipeline.pool.take() else {
                 throw MediaError(.systemError, "publisher packet pool exhausted; frame truncated")
             }
@@ -76,7 +119,7 @@ final class PublisherVideoLoop: @unchecked Sendable {
             let payloadRoom = region.count - headerSize - SRTPProfile.maxTrailer
             let payload = UnsafeMutableRawBufferPointer(rebasing: region[headerSize..<(headerSize + payloadRoom)])
             let written: (length: Int, isLast: Bool)?
-            do { written = try packetizer.nextPacket(into: payload) } catch {
+            do { written = try packetizers[index].nextPacket(into: payload) } catch {
                 pipeline.pool.release(buffer)
                 throw MediaError(.codecFailure, "VP8 packetizer: \(error)")
             }
@@ -95,8 +138,9 @@ final class PublisherVideoLoop: @unchecked Sendable {
         }
     }
 
-    /// Sends the frame's packets in one batch, keeps them for NACKs, recycles them.
-    private func flush() {
+    /// Sends the frame's packets in one batch, keeps them for NACKs (in the store of the
+    /// encoding's SSRC), recycles them.
+    private func flush(encoding index: Int) {
         guard !batch.isEmpty else { return }
         let counters = pipeline.videoCounters
         do {
@@ -108,7 +152,7 @@ final class PublisherVideoLoop: @unchecked Sendable {
         } catch {
             pipeline.record(MediaError(.networkFailure, "video send failed: \(error)"))
         }
-        pipeline.retransmissions.store(batch)
+        stores[index].store(batch)
         for buffer in batch { pipeline.pool.release(buffer) }
         batch.removeAll(keepingCapacity: true)
     }
