@@ -70,7 +70,7 @@ struct AudioFallbackEventTests {
             try session.publish(publisher)
             #expect(recorder.wait { $0.contains("publisher streamCreated own-stream") })
 
-            // What PublisherPipelineSeam.observeVideoQuality hands over from the pipeline thread.
+            // What PublisherPipeline.onVideoQualityEvent hands over from the pipeline thread.
             let events: [AudioFallbackEvent] = [.warning, .warningLifted, .warningLifted, .warning,
                                                 .videoDisabled(reason: .qualityChanged), .warning,
                                                 .videoEnabled(reason: .qualityChanged), .videoEnabled(reason: .qualityChanged)]

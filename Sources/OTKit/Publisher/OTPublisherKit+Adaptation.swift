@@ -63,8 +63,8 @@ extension OTPublisherKit {
         session?.log.add("encoding limit \(preferences.maxWidth.map(String.init) ?? "-")x\(preferences.maxHeight.map(String.init) ?? "-")"
                          + " @\(preferences.maxFrameRate.map { String($0) } ?? "-")")
         guard let running else { return }
-        PublisherPipelineSeam.setEncodingLimit(running, maxWidth: preferences.maxWidth, maxHeight: preferences.maxHeight,
-                                               maxFrameRate: preferences.maxFrameRate)
+        running.setEncodingLimit(maxWidth: preferences.maxWidth, maxHeight: preferences.maxHeight,
+                                 maxFrameRate: preferences.maxFrameRate)
     }
 
     /// Asks for a statistics report (`getRtcStatsReport`): `rtcStatsReportDelegate`
@@ -87,7 +87,7 @@ extension OTPublisherKit {
         var streams: [RTCStatsReport.Stream] = []
         if let video = configuration.video {
             let counters = pipeline.videoCounters.snapshot()
-            let size = PublisherPipelineSeam.currentVideoSize(pipeline) ?? (video.width, video.height)
+            let size = pipeline.currentVideoEncoding.map { (width: $0.width, height: $0.height) } ?? (width: video.width, height: video.height)
             let fps = lock.withLock { rtcFrameRate.rate(frames: counters.frames, now: now) }
             streams.append(RTCStatsReport.Stream(kind: "video", ssrc: configuration.videoStream.ssrc,
                                                  payloadType: configuration.videoStream.payloadType,

@@ -139,7 +139,18 @@ public class OTPublisherKit: @unchecked Sendable {
         return PublishRequest(name: name, hasAudio: audioTrack && audio, hasVideo: hasVideoSource && video,
                               audioTrack: audioTrack, videoTrack: hasVideoSource,
                               videoWidth: hasVideoSource ? size.width : 0, videoHeight: hasVideoSource ? size.height : 0,
-                              videoType: videoType.wire, subscriberAudioFallback: subscriberAudioFallbackEnabled)
+                              videoType: videoType.wire,
+                              simulcastLayers: hasVideoSource ? Self.simulcastLayers(width: size.width) : nil,
+                              subscriberAudioFallback: subscriberAudioFallbackEnabled)
+    }
+
+    /// Spatial encodings for a routed stream of this width: the router can then give each
+    /// subscriber the size its network and preferences allow without dragging the others
+    /// down. Full size plus half and quarter from 1280 pixels, plus half from 640 (a
+    /// quarter of 640 is too small to be worth its CPU); one below. Relayed sessions
+    /// ignore it (one encoding for the subscribers the publisher serves itself).
+    static func simulcastLayers(width: Int) -> Int {
+        width >= 1280 ? 3 : width >= 640 ? 2 : 1
     }
 
     /// The effective `subscriberAudioFallbackEnabled`: the app's choice, else OpenTok's
@@ -199,13 +210,14 @@ public class OTPublisherKit: @unchecked Sendable {
         }
         let keys = try MediaLegKeys.make(leg, publisherDomain: true)
         let (pipeline, meter) = try makePipeline(destination: destination, keys: keys, videoSSRC: leg.videoSSRC,
-                                                 audioSSRC: leg.audioSSRC, relayed: false)
+                                                 audioSSRC: leg.audioSSRC, simulcastSSRCs: leg.simulcastSSRCs ?? [],
+                                                 relayed: false)
         try run(pipeline, meter: meter, startMuted: startMuted)
     }
 
     /// Binds a pipeline (socket, encoders' settings, sources); starts nothing.
     func makePipeline(destination: SocketAddress, keys: SRTPLegKeys, videoSSRC: UInt32?, audioSSRC: UInt32?,
-                      relayed: Bool) throws(OTError) -> (PublisherPipeline, MeteredAudioSource?) {
+                      simulcastSSRCs: [UInt32] = [], relayed: Bool) throws(OTError) -> (PublisherPipeline, MeteredAudioSource?) {
         let videoSource = try makeVideoSource()
         let audioSource: MeteredAudioSource?
         if audioTrack {
@@ -233,7 +245,10 @@ public class OTPublisherKit: @unchecked Sendable {
         configuration.keys = keys
         if let ssrc = videoSSRC { configuration.videoStream = .vp8(ssrc: ssrc) }
         if let ssrc = audioSSRC { configuration.audioStream = .opus(ssrc: ssrc) }
-        PublisherPipelineSeam.configureAudioFallback(&configuration, enabled: publisherAudioFallback)
+        configuration.audioFallbackEnabled = publisherAudioFallback
+        // Routed: temporal layers (the router thins frame rate per subscriber) and the
+        // simulcast encodings the router gave SSRCs for.
+        if !relayed { configuration.useRoutedLayers(simulcastSSRCs: simulcastSSRCs) }
         if relayed { PublisherPipelineSeam.configureRelayedFanOut(&configuration) }
         do {
             return (try PublisherPipeline(configuration: configuration, videoSource: videoSource, audioSource: audioSource), audioSource)
@@ -248,7 +263,7 @@ public class OTPublisherKit: @unchecked Sendable {
         // Published into a muted session: not one audio frame reaches the encoder.
         pipeline.audioEnabled = audioOn && !startMuted
         pipeline.videoEnabled = videoOn
-        PublisherPipelineSeam.observeVideoQuality(pipeline) { [weak self] event in self?.videoQualityEvent(event) }
+        pipeline.onVideoQualityEvent { [weak self] event in self?.videoQualityEvent(event) }
         do {
             try pipeline.start()
         } catch {
@@ -261,8 +276,7 @@ public class OTPublisherKit: @unchecked Sendable {
             return lastEncodingPreferences
         }
         if let limit {
-            PublisherPipelineSeam.setEncodingLimit(pipeline, maxWidth: limit.maxWidth, maxHeight: limit.maxHeight,
-                                                   maxFrameRate: limit.maxFrameRate)
+            pipeline.setEncodingLimit(maxWidth: limit.maxWidth, maxHeight: limit.maxHeight, maxFrameRate: limit.maxFrameRate)
         }
     }
 
