@@ -62,7 +62,7 @@ extension ForwardingHandler {
         // A feedback covers at most 1200 bytes of statuses; a backlog goes out in a few.
         for _ in 0..<4 {
             let sent = publisher.arrivals.feedback(senderSSRC: ssrc, mediaSSRC: media) { builder in
-                sendToPublisher { writer throws(RTCPError) in try writer.append(builder) }
+                sendToPublisher(reducedSize: true) { writer throws(RTCPError) in try writer.append(builder) }
             }
             guard sent else { break }
             GroupCounters.bump(counters.transportFeedbacksOut)

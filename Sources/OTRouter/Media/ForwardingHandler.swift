@@ -331,11 +331,12 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     }
 
     /// A protected RTCP compound for `leg` in one of its pooled buffers, or nil.
-    func rtcp(_ leg: RouterLeg, to address: SocketAddress,
-                      _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> PacketBuffer? {
+    func rtcp(_ leg: RouterLeg, to address: SocketAddress, reducedSize: Bool = false,
+              _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> PacketBuffer? {
         guard let buffer = leg.pool.take() else { return nil }
         let region = buffer.writableBytes
-        var writer = RTCPCompoundWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: region[0..<(region.count - SRTPProfile.maxTrailer)]))
+        var writer = RTCPCompoundWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: region[0..<(region.count - SRTPProfile.maxTrailer)]),
+                                         reducedSize: reducedSize)
         do {
             try build(&writer)
             let length = try writer.finish().count
@@ -348,10 +349,12 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         return buffer
     }
 
-    /// Sends one compound to the publisher from its leg's socket.
+    /// Sends one compound to the publisher from its leg's socket (`reducedSize`: RFC 5506,
+    /// no report or SDES needed).
     @discardableResult
-    func sendToPublisher(_ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
-        guard let address = publisher.address, let buffer = rtcp(publisher, to: address, build) else { return false }
+    func sendToPublisher(reducedSize: Bool = false, _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
+        guard let address = publisher.address, let buffer = rtcp(publisher, to: address, reducedSize: reducedSize, build)
+        else { return false }
         single.append(buffer)
         let sent = (try? publisher.socket.send(single, batch: sendMessages).count) ?? 0
         single.removeAll(keepingCapacity: true)
