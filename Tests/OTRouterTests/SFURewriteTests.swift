@@ -147,22 +147,4 @@ import Testing
             #expect(step > 0 && step < 1_000_000, "timestamps move forward across the switch: \(a.ts) → \(b.ts)")
         }
     }
-
-    @Test func arrivalsComeBackAsOneFeedbackInOrderWithProbesIncluded() throws {
-        var recorder = ArrivalRecorder()
-        let arrivals: [UInt16] = [65533, 65534, 0, 65535, 2, 2, 3]  // reordered, a duplicate, a gap at 1
-        for (index, sequence) in arrivals.enumerated() { recorder.record(sequence, at: 1_000_000_000 + UInt64(index) * 1_000_000) }
-        #expect(recorder.records.map(\.sequenceNumber) == [65533, 65534, 65535, 0, 2, 3])
-        var written: [UInt8] = []
-        let sent = recorder.feedback(senderSSRC: 1, mediaSSRC: 2) { builder in
-            written = [UInt8](repeating: 0, count: builder.size)
-            return written.withUnsafeMutableBytes { (try? builder.write(into: $0)) != nil }
-        }
-        #expect(sent && recorder.records.isEmpty)
-        let feedback = try written.withUnsafeBytes { try TransportWideCCFeedback(parsing: $0) }
-        #expect(feedback.baseSequenceNumber == 65533 && feedback.packetStatusCount == 7)
-        #expect(feedback.packets.map(\.isReceived) == [true, true, true, true, false, true, true])
-        recorder.record(65535, at: 2_000_000_000)
-        #expect(recorder.records.isEmpty, "a packet behind the last feedback is not reported again")
-    }
 }

@@ -15,7 +15,7 @@ extension ForwardingHandler {
             nextReport = now + Self.reportInterval
         }
         if now >= nextFeedback {
-            sendTransportFeedback()
+            sendTransportFeedback(now: now)
             nextFeedback = now + Self.feedbackInterval
         }
         if now >= nextAdaptation {
@@ -54,19 +54,19 @@ extension ForwardingHandler {
     }
 
     /// Transport-wide feedback about what the publisher sent since the last one (RFC 5506
-    /// reduced-size compound: the feedback alone).
-    private func sendTransportFeedback() {
+    /// reduced-size compound: the feedback alone), built by `TransportFeedbackRecorder`.
+    private func sendTransportFeedback(now: UInt64) {
         guard publisher.address != nil else { return }
         let ssrc = publisher.routerSSRC
         let media = publisher.videoSSRC ?? publisher.audioSSRC ?? 0
-        // A feedback covers at most 1200 bytes of statuses; a backlog goes out in a few.
-        for _ in 0..<4 {
-            let sent = publisher.arrivals.feedback(senderSSRC: ssrc, mediaSSRC: media) { builder in
-                sendToPublisher(reducedSize: true) { writer throws(RTCPError) in try writer.append(builder) }
+        // A backlog (more than one feedback holds) goes out in a few at once.
+        for _ in 0..<4 where publisher.arrivals.isDue(now: now) {
+            let size = publisher.arrivals.buildFeedback(senderSSRC: ssrc, mediaSSRC: media, now: now, into: feedbackScratch)
+            guard size > 0 else { break }
+            let packet = PrebuiltRTCPPacket(bytes: UnsafeRawBufferPointer(rebasing: feedbackScratch[0..<size]))
+            if sendToPublisher(reducedSize: true, { writer throws(RTCPError) in try writer.append(packet) }) {
+                GroupCounters.bump(counters.transportFeedbacksOut)
             }
-            guard sent else { break }
-            GroupCounters.bump(counters.transportFeedbacksOut)
-            if publisher.arrivals.records.isEmpty { break }
         }
     }
 

@@ -47,6 +47,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     var nextFeedback: UInt64 = 0
     var nextAdaptation: UInt64 = 0
     var nextProbe: UInt64 = 0
+    /// Where a transport-wide feedback to the publisher is built (1200 bytes, once).
+    let feedbackScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1200, alignment: 4)
     /// What each layer of the stream costs, measured here.
     var meter = LayerMeter()
 
@@ -58,6 +60,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         for _ in 0..<Self.receiveBatch { if let buffer = receivePool.take() { receiveBuffers.append(buffer) } }
         single.reserveCapacity(1)
     }
+
+    deinit { feedbackScratch.deallocate() }
 
     func pipelineStarted(now: UInt64) {
         ntp = NTPClock.system(monotonicNanoseconds: now)
@@ -129,7 +133,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         let sequence = WireBytes.be16(base, 2)
         let timestamp = WireBytes.be32(base, 4)
         if let offset = RTPInPlace.transportSequenceOffset(base, length) {
-            publisher.arrivals.record(WireBytes.be16(base, offset), at: now)
+            publisher.arrivals.record(transportSequence: WireBytes.be16(base, offset), arrivalNanoseconds: now)
         }
         if ssrc == RTPProbe.ssrc || base.load(fromByteOffset: 1, as: UInt8.self) & 0x7F == RTPProbe.payloadType {
             GroupCounters.bump(counters.probesReceived)  // recorded for feedback, never forwarded

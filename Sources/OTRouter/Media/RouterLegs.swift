@@ -80,7 +80,7 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     var encodingWidth: [Int]
     var encodingHeight: [Int]
     /// Transport-wide arrivals for the feedback to the publisher.
-    var arrivals = ArrivalRecorder()
+    var arrivals = TransportFeedbackRecorder()
     /// The router's own SSRC as a receiver (its RRs and PLIs).
     let routerSSRC: UInt32
     var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
