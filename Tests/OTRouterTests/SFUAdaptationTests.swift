@@ -1,0 +1,83 @@
+import Foundation
+import OTMedia
+import OTRouter
+import OTSignaling
+import Testing
+
+/// The SFU adapting per subscriber with real pipelines on 127.0.0.1 and the impairment
+/// proxy on one subscriber's downlink: layers chosen from the leg's own estimate and the
+/// subscriber's preferences, audio fallback and its events. Rates and counts, never
+/// durations, are asserted; waits poll with generous deadlines.
+@Suite(.serialized) struct SFUAdaptationTests {
+    @Test func aCappedSubscriberGetsFewerLayersWhileTheOtherKeepsFullRate() throws {
+        let router = try MediaRouter()
+        let publisherLeg = try router.addAVPublisher()
+        let legA = try router.addAVSubscriber("a")
+        let legB = try router.addAVSubscriber("b")
+        // b's downlink: 250 kbps with a 32 KB bottleneck queue (a keyframe fits).
+        let cap = ImpairmentSettings(bandwidthBitsPerSecond: 250_000, queueLimitBytes: 32_000)
+        let proxy = try ImpairmentProxy(target: try LegClient.address(legB), reverse: cap, seed: 5)
+        let a = try MeasuredSubscriber(leg: legA)
+        let b = try MeasuredSubscriber(leg: legB, feedback: proxy.listenAddress)
+        // 300 kbps in three temporal layers: TL0 alone fits the cap, all three do not.
+        let publisher = try LayeredPublisher(leg: publisherLeg, bitrateKbps: 300)
+        defer { publisher.stop(); a.stop(); b.stop(); proxy.stop(); router.removePublisher(streamId: "s1") }
+
+        let early = RateWindow([publisher.videoBytes])
+        Thread.sleep(forTimeInterval: 2)
+        #expect(waitUntil(seconds: 30) { (router.status(subscriberId: "b")?.temporalLayer ?? 2) < 2 },
+                "b's leg came down a layer: \(String(describing: router.status(subscriberId: "b")))")
+        let publisherEarly = early.bitrates([publisher.videoBytes])[0]
+        Thread.sleep(forTimeInterval: 2)
+        let window = RateWindow([a.videoBytes, b.videoBytes, publisher.videoBytes])
+        let startFrames = (a.decoded.count, b.decoded.count)
+        Thread.sleep(forTimeInterval: 5)
+        let rates = window.bitrates([a.videoBytes, b.videoBytes, publisher.videoBytes])
+        let fpsA = Double(a.decoded.count - startFrames.0) / 5, fpsB = Double(b.decoded.count - startFrames.1) / 5
+        let statusA = try #require(router.status(subscriberId: "a")), statusB = try #require(router.status(subscriberId: "b"))
+        let report = "a \(Int(rates[0])) bps \(fpsA) fps \(statusA); b \(Int(rates[1])) bps \(fpsB) fps \(statusB); publisher \(Int(rates[2])) (early \(Int(publisherEarly)))"
+        print("SFUAdaptation capped:", "\(report)")
+        #expect(fpsA >= 24, "the uncapped subscriber keeps full rate: \(report)")
+        #expect(fpsB <= 0.75 * fpsA && fpsB >= 3, "the capped one gets fewer frames, still some: \(report)")
+        #expect(rates[1] < 0.7 * rates[0], "and fewer bits: \(report)")
+        #expect(statusA.temporalLayer == 2 && statusB.temporalLayer < 2, "\(report)")
+        #expect(rates[2] >= 0.7 * publisherEarly, "the publisher is not dragged down: \(report)")
+        #expect(statusB.framesDropped > 0 && statusA.framesDropped == 0, "\(report)")
+        #expect(a.pictureIDsContinue, "a's PictureIDs continue")
+        let continuity = b.pictureIDContinuity(since: window.start)
+        #expect(b.pictureIDsIncrease && continuity >= 0.9,
+                "b's PictureIDs move forward and, once adapted, continue across the dropped layers: \(continuity)")
+        #expect(a.pipeline.videoCounters.snapshot().badPackets == 0)
+    }
+
+    @Test func aPreferredFrameRateThinsThatSubscribersStreamOnly() throws {
+        let router = try MediaRouter()
+        let publisherLeg = try router.addAVPublisher()
+        let legA = try router.addAVSubscriber("a")
+        let legB = try router.addAVSubscriber("b")
+        let a = try MeasuredSubscriber(leg: legA)
+        let b = try MeasuredSubscriber(leg: legB)
+        let publisher = try LayeredPublisher(leg: publisherLeg, bitrateKbps: 500)
+        defer { publisher.stop(); a.stop(); b.stop(); router.removePublisher(streamId: "s1") }
+        #expect(waitUntil(seconds: 10) { a.decoded.count >= 30 && b.decoded.count >= 30 })
+        router.setPreferences(subscriberId: "b", width: 320, height: 180, frameRate: 7.5)
+        router.setPreferences(subscriberId: "nobody", width: 1, height: 1, frameRate: 1)  // ignored
+        #expect(waitUntil(seconds: 10) { router.status(subscriberId: "b")?.temporalLayer == 0 })
+        Thread.sleep(forTimeInterval: 1)
+        let window = RateWindow([a.videoBytes, b.videoBytes])
+        let startFrames = (a.decoded.count, b.decoded.count)
+        Thread.sleep(forTimeInterval: 4)
+        let rates = window.bitrates([a.videoBytes, b.videoBytes])
+        let fpsA = Double(a.decoded.count - startFrames.0) / 4, fpsB = Double(b.decoded.count - startFrames.1) / 4
+        let report = "a \(Int(rates[0])) bps \(fpsA) fps; b \(Int(rates[1])) bps \(fpsB) fps"
+        print("SFUAdaptation preferences:", "\(report)")
+        #expect(fpsB >= 7.5 * 0.8 && fpsB <= 7.5 * 1.2, "b receives about 7.5 fps: \(report)")
+        #expect(fpsA >= 24, "\(report)")
+        #expect(rates[1] < 0.8 * rates[0], "b receives fewer bytes: \(report)")
+        #expect(b.pictureIDsContinue, "b's decoder sees no missing picture")
+        // Preference lifted: back to every layer (at the next TL0 or sync frame).
+        router.setPreferences(subscriberId: "b", width: nil, height: nil, frameRate: nil)
+        #expect(waitUntil(seconds: 10) { router.status(subscriberId: "b")?.temporalLayer == 2 && b.frameRate(last: 1) >= 24 })
+        #expect(b.pictureIDsContinue)
+    }
+}
