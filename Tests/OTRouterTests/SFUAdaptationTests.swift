@@ -81,3 +81,47 @@ import Testing
         #expect(b.pictureIDsContinue)
     }
 }
+
+/// Subscriber audio fallback at the router: a downlink that cannot carry even the lowest
+/// layer gets the warning, then video off (audio keeps flowing), then video back once the
+/// path recovers, each reported as `subscriberQuality` states.
+@Suite(.serialized) struct SFUAudioFallbackTests {
+    @Test func aStarvedLegWarnsThenDropsVideoKeepsAudioAndComesBack() throws {
+        let router = try MediaRouter()
+        let events = QualityEvents()
+        router.setSubscriberQualityHandler { events.add($0) }
+        let publisherLeg = try router.addAVPublisher()
+        let legA = try router.addAVSubscriber("a")
+        let legB = try router.addAVSubscriber("b")
+        let proxy = try ImpairmentProxy(target: try LegClient.address(legB),
+                                        reverse: ImpairmentSettings(bandwidthBitsPerSecond: 60_000, queueLimitBytes: 8_000), seed: 9)
+        let a = try MeasuredSubscriber(leg: legA)
+        let b = try MeasuredSubscriber(leg: legB, feedback: proxy.listenAddress)
+        let publisher = try LayeredPublisher(leg: publisherLeg, bitrateKbps: 300)
+        defer { publisher.stop(); a.stop(); b.stop(); proxy.stop(); router.removePublisher(streamId: "s1") }
+
+        #expect(waitUntil(seconds: 30) { events.states(of: "b").contains("disabled") },
+                "b's leg cannot carry video: \(events.states(of: "b")) \(String(describing: router.status(subscriberId: "b")))")
+        #expect(Array(events.states(of: "b").prefix(2)) == ["warning", "disabled"], "the warning comes first")
+        #expect(events.states(of: "a").isEmpty, "a's leg is fine: \(events.states(of: "a"))")
+        #expect(router.status(subscriberId: "b")?.videoDisabledForQuality == true)
+        Thread.sleep(forTimeInterval: 1)  // what was queued at the bottleneck drains
+        let video = b.pipeline.videoCounters.snapshot().packets
+        let audio = b.pipeline.audioCounters.snapshot().packets
+        let aFrames = a.decoded.count
+        Thread.sleep(forTimeInterval: 3)
+        let audioPackets = b.pipeline.audioCounters.snapshot().packets - audio
+        #expect(b.pipeline.videoCounters.snapshot().packets - video <= 2, "no video reaches b while disabled")
+        #expect(audioPackets >= 120, "audio keeps flowing (50 packets/s): \(audioPackets) in 3 s")
+        #expect(a.decoded.count - aFrames >= 75, "a keeps its video")
+
+        proxy.setSettings(ImpairmentSettings(), for: .reverse)
+        #expect(waitUntil(seconds: 60) { events.states(of: "b").last == "enabled" },
+                "video comes back once the path recovers: \(events.states(of: "b")) \(String(describing: router.status(subscriberId: "b")))")
+        let frames = b.decoded.count
+        #expect(waitUntil(seconds: 10) { b.decoded.count >= frames + 30 }, "and b decodes again (from a keyframe)")
+        let status = try #require(router.status(subscriberId: "b"))
+        #expect(status.probesSent > 0 && !status.videoDisabledForQuality, "\(status)")
+        #expect(b.pictureIDsIncrease, "PictureIDs move forward across the pause")
+    }
+}

@@ -11,6 +11,8 @@ import OTMedia
 extension ForwardingHandler {
     /// Packets at most per leg per probe round.
     static let probeBurst = 8
+    /// Below this rate (bits/s) the publisher is taken not to send video.
+    static let videoFlowing = 20_000
     /// Between two probe rounds while a leg probes.
     static let probeTick: UInt64 = 20_000_000
 
@@ -22,6 +24,7 @@ extension ForwardingHandler {
 
     private func adapt(_ leg: SubscriberLeg, now: UInt64) {
         let estimate = leg.adaptation.estimator.targetBitrate
+        leg.adaptation.measureSent(now: now)
         var appLimited = false
         if leg.hasVideo, let layers = meter.layers {
             selectLayers(leg, layers: layers, estimate: estimate, now: now)
@@ -29,10 +32,13 @@ extension ForwardingHandler {
                 appLimited = selector.bestChoice(budget: .max) != current
             }
         }
-        if leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) {
+        // Judged only while the publisher sends video and the subscriber is reachable: a
+        // stream without video, or a leg not heard from yet, says nothing about the path.
+        if leg.hasVideo, leg.takesVideo.load(ordering: .relaxed), leg.address != nil, meter.videoRate >= Self.videoFlowing {
             let audio = leg.takesAudio.load(ordering: .relaxed) ? meter.audioRate : 0
             let loss = leg.adaptation.estimator.state.lossFraction
-            if let event = leg.adaptation.fallback.update(videoBitrate: estimate - audio, lossFraction: loss, now: now) {
+            let available = leg.adaptation.fallbackBitrate(estimate: estimate) - audio
+            if let event = leg.adaptation.fallback.update(videoBitrate: available, lossFraction: loss, now: now) {
                 switch event {
                 case .warning: group.report(subscriberId: leg.subscriberId, state: "warning")
                 case .warningLifted: group.report(subscriberId: leg.subscriberId, state: "warningLifted")

@@ -215,6 +215,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             return
         }
         if numbered { _ = leg.adaptation.nextSequence(size: protected, kind: kind, now: now) }
+        leg.adaptation.sentBytes &+= UInt64(protected)
         out.setLength(protected)
         out.peer = address
         leg.outgoing.append(out)
@@ -294,7 +295,11 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         let clockRate: UInt64 = block.ssrc == leg.videoSSRC ? 90_000 : 48_000
         if block.ssrc == leg.videoSSRC || !leg.hasVideo {
             leg.reportedLost.store(Int64(block.cumulativeLost), ordering: .relaxed)
-            // RR loss: the estimator's fallback when transport-wide feedback is missing.
+        }
+        // RR loss, the estimator's fallback when transport-wide feedback is missing: of the
+        // video while video flows, else of the audio (which shares the path with probes).
+        let videoFlows = leg.hasVideo && leg.takesVideo.load(ordering: .relaxed) && !leg.adaptation.fallbackOff
+        if (block.ssrc == leg.videoSSRC) == videoFlows {
             leg.adaptation.estimator.onLossReport(fractionLost: Double(block.fractionLost) / 256, now: now)
         }
         leg.reportedJitterMicroseconds.store(UInt64(block.jitter) * 1_000_000 / clockRate, ordering: .relaxed)

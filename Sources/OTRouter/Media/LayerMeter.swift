@@ -22,6 +22,8 @@ struct LayerMeter {
     private var topTemporal = 0
     /// The smoothed audio rate, bits per second.
     private(set) var audioRate = 0
+    /// The smoothed rate of every video layer together, bits per second.
+    private(set) var videoRate = 0
     /// The layers as last measured (nil before the first full window with video).
     private(set) var layers: StreamLayers?
     /// Bumped each time `layers` is rebuilt.
@@ -58,6 +60,7 @@ struct LayerMeter {
             bytes[index] = 0
             frames[index] = 0
         }
+        videoRate = Int(rate.reduce(0, +))
         let audio = Double(audioBytes) * 8 / seconds
         audioRate = first ? Int(audio) : (audioRate + Int(audio)) / 2
         audioBytes = 0

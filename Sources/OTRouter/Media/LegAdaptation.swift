@@ -38,6 +38,12 @@ struct LegAdaptation {
     var layersSeen: UInt64 = 0
     /// Transport-wide feedback messages taken.
     var feedbacks: UInt64 = 0
+    /// Bytes sent on the leg (media, probes), and their smoothed rate (bits/s) as of the
+    /// last adaptation round.
+    var sentBytes: UInt64 = 0
+    var sentBytesSeen: UInt64 = 0
+    var sentRate: Double = 0
+    var sentRateAt: UInt64 = 0
 
     // Probing
     var probeRate = 0
@@ -67,6 +73,24 @@ struct LegAdaptation {
         let (unwrapped, wire) = transport.allocate()
         history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: size, kind: kind)
         return wire
+    }
+
+    /// Updates the smoothed sent rate (a quarter of each new 100 ms sample: about a
+    /// second's memory).
+    mutating func measureSent(now: UInt64) {
+        defer { sentRateAt = now; sentBytesSeen = sentBytes }
+        guard sentRateAt != 0, now > sentRateAt else { return }
+        let sample = Double(sentBytes &- sentBytesSeen) * 8e9 / Double(now - sentRateAt)
+        sentRate += (sample - sentRate) / 4
+    }
+
+    /// What audio fallback may count on: the estimate, but at most twice what the leg
+    /// carries. An estimate from receiver-report loss alone keeps rising while a leg sends
+    /// only audio (nothing is lost), so without this a leg whose video is off would
+    /// "recover" with its bottleneck unchanged; probes raise what it carries when it
+    /// tries to come back.
+    func fallbackBitrate(estimate: Int) -> Int {
+        min(estimate, Int(2 * sentRate))
     }
 
     /// Feeds one transport-wide feedback from the subscriber.
