@@ -125,3 +125,50 @@ import Testing
         #expect(b.pictureIDsIncrease, "PictureIDs move forward across the pause")
     }
 }
+
+/// Simulcast at the router: a publisher leg with two encodings (each sent here by its own
+/// pipeline under the SSRC the leg gave it, keyframes every second since only one of them
+/// hears the router's PLIs); each subscriber gets the encoding that fits its preferences,
+/// switched at a keyframe, as one continuous stream.
+@Suite(.serialized) struct SFUSimulcastTests {
+    @Test func eachSubscriberGetsTheEncodingItsPreferencesAllowSwitchedAtKeyframes() throws {
+        let router = try MediaRouter()
+        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true, simulcastLayers: 2)
+        let small = try #require(publisherLeg.simulcastSSRCs?.first)
+        #expect(publisherLeg.simulcastSSRCs?.count == 1 && small != publisherLeg.videoSSRC)
+        #expect(throws: MediaError.self) { try router.addPublisher(streamId: "s2", audio: true, video: true, simulcastLayers: 4) }
+        let legA = try router.addAVSubscriber("a")
+        let legB = try router.addAVSubscriber("b")
+        let a = try MeasuredSubscriber(leg: legA)
+        let b = try MeasuredSubscriber(leg: legB)
+        let full = try LayeredPublisher(leg: publisherLeg, width: 640, height: 360, bitrateKbps: 600, keyframeInterval: 30)
+        let reduced = try LayeredPublisher(leg: publisherLeg, videoSSRC: small, width: 320, height: 180, bitrateKbps: 150,
+                                           audio: false, keyframeInterval: 30)
+        defer { full.stop(); reduced.stop(); a.stop(); b.stop(); router.removePublisher(streamId: "s1") }
+
+        #expect(waitUntil(seconds: 15) { a.decoded.last?.width == 640 && b.decoded.last?.width == 640 },
+                "both start on the full encoding: a \(String(describing: a.decoded.last?.width)) b \(String(describing: b.decoded.last?.width))")
+        router.setPreferences(subscriberId: "b", width: 320, height: 180, frameRate: nil)
+        #expect(waitUntil(seconds: 15) { router.status(subscriberId: "b")?.spatialLayer == 0 && b.decoded.last?.width == 320 },
+                "b switched to the small encoding: \(String(describing: router.status(subscriberId: "b")))")
+        Thread.sleep(forTimeInterval: 1)
+        let window = RateWindow([a.videoBytes, b.videoBytes])
+        let start = window.start
+        Thread.sleep(forTimeInterval: 3)
+        let rates = window.bitrates([a.videoBytes, b.videoBytes])
+        let recentB = b.decoded.filter { $0.at >= start }
+        let recentA = a.decoded.filter { $0.at >= start }
+        let report = "a \(Int(rates[0])) bps \(recentA.count) frames; b \(Int(rates[1])) bps \(recentB.count) frames"
+        print("SFUSimulcast:", report)
+        #expect(recentB.allSatisfy { $0.width == 320 && $0.height == 180 } && recentB.count >= 70, "\(report)")
+        #expect(recentA.allSatisfy { $0.width == 640 } && recentA.count >= 70, "\(report)")
+        #expect(rates[1] < 0.6 * rates[0], "b receives fewer bytes: \(report)")
+        #expect(b.pictureIDsIncrease && b.pictureIDContinuity(since: start) >= 0.95, "one continuous stream across the switch")
+        #expect(b.pipeline.videoCounters.snapshot().packetsLost <= 2, "the switch does not look like loss")
+        #expect((router.status(subscriberId: "b")?.spatialSwitches ?? 0) >= 2)
+        // Preference lifted: back up to the full encoding (after the selector's hold).
+        router.setPreferences(subscriberId: "b", width: nil, height: nil, frameRate: nil)
+        #expect(waitUntil(seconds: 20) { b.decoded.last?.width == 640 })
+        #expect(b.pictureIDsIncrease)
+    }
+}
