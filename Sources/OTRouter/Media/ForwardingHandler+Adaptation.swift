@@ -23,7 +23,7 @@ extension ForwardingHandler {
     }
 
     private func adapt(_ leg: SubscriberLeg, now: UInt64) {
-        let estimate = leg.adaptation.estimator.targetBitrate
+        let estimate = leg.adaptation.estimate
         leg.adaptation.measureSent(now: now)
         var appLimited = false
         if leg.hasVideo, let layers = meter.layers {

@@ -75,6 +75,15 @@ struct LegAdaptation {
         return wire
     }
 
+    /// The estimate decisions use: the estimator's target once the subscriber has sent
+    /// transport-wide feedback; before that (a client that sends none) only the
+    /// loss-based part from its receiver reports, since the delay-based part never moves
+    /// from its initial value without feedback.
+    var estimate: Int {
+        feedbacks > 0 ? estimator.targetBitrate
+            : min(max(estimator.state.lossBasedBitrate, Self.estimatorConfiguration.minBitrate), Self.estimatorConfiguration.maxBitrate)
+    }
+
     /// Updates the smoothed sent rate (a quarter of each new 100 ms sample: about a
     /// second's memory).
     mutating func measureSent(now: UInt64) {

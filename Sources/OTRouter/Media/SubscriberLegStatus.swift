@@ -4,7 +4,8 @@ import Synchronization
 /// Where one subscriber leg's adaptation stands, as `MediaRouter.status(subscriberId:)`
 /// reports it (for tests, logs and stats).
 public struct SubscriberLegStatus: Sendable, Equatable {
-    /// The leg's bandwidth estimate, bits per second (its initial value until feedback).
+    /// The leg's bandwidth estimate, bits per second (until the subscriber sends
+    /// transport-wide feedback: the loss-based part from its receiver reports).
     public var estimatedBitrate: Int
     /// The encoding forwarded (0 = smallest) and the highest temporal layer forwarded.
     public var spatialLayer: Int
