@@ -188,10 +188,15 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                 GroupCounters.bump(counters.packetsDropped)
                 continue
             }
-            out.assign(source)
+            guard RTPInPlace.assignMakingRoom(source, into: out) else {
+                leg.pool.release(out)
+                GroupCounters.bump(counters.packetsDropped)
+                continue
+            }
             let p = out.bytes.baseAddress!
             if isVideo {
-                _ = leg.route.rewrite(p, fields: fields, sequence: sequence, timestamp: timestamp, now: now)
+                _ = leg.route.rewrite(p, fields: fields, sequence: sequence, timestamp: timestamp, now: now,
+                                      shift: out.length - length)
                 WireBytes.store32(leg.videoSSRC, p, 8)
             } else {
                 let shifted = sequence &- leg.audioSkipped

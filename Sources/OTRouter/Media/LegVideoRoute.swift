@@ -96,9 +96,10 @@ struct LegVideoRoute {
     }
 
     /// Rewrites a forwarded packet's sequence number, timestamp, PictureID and TL0PICIDX
-    /// (`p`: the leg's copy) at `now`; returns the outgoing sequence number.
+    /// (`p`: the leg's copy, whose header extension is `shift` bytes longer than the
+    /// source's that `fields` was read from) at `now`; returns the outgoing sequence number.
     mutating func rewrite(_ p: UnsafeMutableRawPointer, fields: VP8Fields, sequence: UInt16, timestamp: UInt32,
-                          now: UInt64) -> UInt16 {
+                          now: UInt64, shift: Int = 0) -> UInt16 {
         if sequenceDelta == nil || rebase {
             sequenceDelta = lastSequence &+ 1 &- sequence
         }
@@ -111,7 +112,7 @@ struct LegVideoRoute {
         let ts = timestamp &+ timestampDelta
         WireBytes.store16(out, p, 2)
         WireBytes.store32(ts, p, 4)
-        fields.rewrite(p, pictureID: pictureID, tl0: tl0)
+        fields.rewrite(p + shift, pictureID: pictureID, tl0: tl0)
         if Int16(bitPattern: out &- lastSequence) > 0 || lastSentAt == 0 {
             lastSequence = out
             lastTimestamp = ts

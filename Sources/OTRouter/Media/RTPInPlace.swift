@@ -46,6 +46,31 @@ enum RTPInPlace {
         return nil
     }
 
+    /// Copies the plaintext RTP packet `source` into `buffer` making room for a
+    /// transport-wide sequence element at once when it lacks one (so the element costs no
+    /// second move of the payload); the value is written by `setTransportSequence`.
+    /// Returns false (nothing copied) when the buffer is too small. Cost: one copy.
+    static func assignMakingRoom(_ source: UnsafeRawBufferPointer, into buffer: PacketBuffer) -> Bool {
+        let s = source.baseAddress!
+        let length = source.count
+        let first = s.load(as: UInt8.self)
+        let csrcEnd = 12 + 4 * Int(first & 0x0F)
+        guard first & 0x10 == 0, csrcEnd <= length, buffer.tailroom + buffer.length >= length + 8 + SRTPProfile.maxTrailer else {
+            return buffer.assign(source)
+        }
+        guard buffer.assign(UnsafeRawBufferPointer(start: s, count: csrcEnd)) else { return false }
+        let p = buffer.bytes.baseAddress!
+        _ = buffer.append(8 + length - csrcEnd)
+        p.storeBytes(of: first | 0x10, as: UInt8.self)
+        WireBytes.store16(oneByteProfile, p, csrcEnd)
+        WireBytes.store16(1, p, csrcEnd + 2)
+        p.storeBytes(of: RTPExtensionID.transportWideSequence << 4 | 1, toByteOffset: csrcEnd + 4, as: UInt8.self)
+        WireBytes.store16(0, p, csrcEnd + 5)
+        p.storeBytes(of: 0, toByteOffset: csrcEnd + 7, as: UInt8.self)
+        (p + csrcEnd + 8).copyMemory(from: s + csrcEnd, byteCount: length - csrcEnd)
+        return true
+    }
+
     /// Gives the packet a transport-wide sequence element holding `wire`: rewrites the
     /// one it has, else adds one (a new one-byte block of 8 bytes, or 4 bytes at the end
     /// of an existing one-byte block). Returns false, changing nothing, when the packet
