@@ -171,4 +171,23 @@ import Testing
         #expect(waitUntil(seconds: 20) { b.decoded.last?.width == 640 })
         #expect(b.pictureIDsIncrease)
     }
+
+    @Test func encodingsThePublisherDoesNotSendAreNeverWaitedFor() throws {
+        let router = try MediaRouter()
+        let publisherLeg = try router.addPublisher(streamId: "s1", audio: true, video: true, simulcastLayers: 3)
+        #expect(publisherLeg.simulcastSSRCs?.count == 2)
+        let legA = try router.addAVSubscriber("a")
+        let a = try MeasuredSubscriber(leg: legA)
+        // Only the full-size encoding is sent.
+        let full = try LayeredPublisher(leg: publisherLeg, width: 640, height: 360, bitrateKbps: 500)
+        defer { full.stop(); a.stop(); router.removePublisher(streamId: "s1") }
+        #expect(waitUntil(seconds: 15) { router.status(subscriberId: "a")?.spatialLayer == 2 && a.frameRate(last: 1) >= 24 },
+                "a moved to the one encoding sent: \(String(describing: router.status(subscriberId: "a")))")
+        Thread.sleep(forTimeInterval: 1)
+        let before = try #require(router.counters(streamId: "s1")).keyframeRequests
+        Thread.sleep(forTimeInterval: 3)
+        let after = try #require(router.counters(streamId: "s1")).keyframeRequests
+        #expect(after - before <= 1, "no keyframe requests for encodings never sent: \(before) → \(after)")
+        #expect(a.decoded.suffix(30).allSatisfy { $0.width == 640 })
+    }
 }

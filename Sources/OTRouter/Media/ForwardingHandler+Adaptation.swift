@@ -26,10 +26,11 @@ extension ForwardingHandler {
         let estimate = leg.adaptation.estimate
         leg.adaptation.measureSent(now: now)
         var appLimited = false
+        let videoWanted = leg.takesVideo.load(ordering: .relaxed) && !leg.adaptation.fallbackOff
         if leg.hasVideo, let layers = meter.layers {
-            selectLayers(leg, layers: layers, estimate: estimate, now: now)
+            selectLayers(leg, layers: layers, estimate: estimate, videoWanted: videoWanted, now: now)
             if let selector = leg.adaptation.selector, let current = selector.forwarding {
-                appLimited = selector.bestChoice(budget: .max) != current
+                appLimited = videoWanted && selector.bestChoice(budget: .max) != current
             }
         }
         // Judged only while the publisher sends video and the subscriber is reachable: a
@@ -64,7 +65,10 @@ extension ForwardingHandler {
         status.probes.store(leg.adaptation.probesSent, ordering: .relaxed)
     }
 
-    private func selectLayers(_ leg: SubscriberLeg, layers: StreamLayers, estimate: Int, now: UInt64) {
+    /// `videoWanted`: the leg forwards video now; a switch waiting on a leg that does not
+    /// asks the publisher for no keyframe (it could not complete before video resumes,
+    /// which asks for one anyway).
+    private func selectLayers(_ leg: SubscriberLeg, layers: StreamLayers, estimate: Int, videoWanted: Bool, now: UInt64) {
         if leg.adaptation.selector == nil {
             leg.adaptation.selector = LayerSelector(layers: layers)
             leg.adaptation.layersSeen = meter.generation
@@ -95,7 +99,7 @@ extension ForwardingHandler {
                 leg.route.pendingSpatial = -1
             } else {
                 leg.route.pendingSpatial = target
-                if keyframeNeeded { group.requestKeyframe(encoding: target) }
+                if keyframeNeeded, videoWanted { group.requestKeyframe(encoding: target) }
             }
         case .switched, .unchanged:
             leg.route.pendingSpatial = -1

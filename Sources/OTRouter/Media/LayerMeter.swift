@@ -4,7 +4,8 @@ import OTMedia
 /// frames per (encoding, temporal layer) over one-second windows, smoothed (half the
 /// new window, half the old), the audio rate, and each encoding's size from its
 /// keyframes. At each window's end it builds the `StreamLayers` the legs' selectors use
-/// (cumulative bitrates per temporal layer; frame rates of the largest encoding).
+/// (cumulative bitrates per temporal layer; frame rates of the largest encoding that sends; an
+/// encoding above the smallest that sends nothing is listed without bitrates: absent).
 ///
 /// Forwarding thread only. `add` is O(1) with no allocation; a window's end builds one
 /// `StreamLayers` (a few small arrays, once a second).
@@ -74,10 +75,14 @@ struct LayerMeter {
                 sum += rate[s * Self.maxTemporal + t]
                 cumulative.append(Int(sum))
             }
+            // An encoding above the smallest that the publisher does not send is absent
+            // (no bitrates), so no selector waits for its keyframe.
+            if s > 0, sum == 0 { cumulative = [] }
             spatial.append(SpatialLayerInfo(width: s < widths.count ? widths[s] : 0,
                                             height: s < heights.count ? heights[s] : 0, bitrates: cumulative))
         }
-        let top = encodings - 1
+        var top = encodings - 1  // the largest encoding that sends
+        while top > 0, spatial[top].bitrates.isEmpty { top -= 1 }
         var rates: [Double] = []
         var sum = 0.0
         for t in 0...topTemporal {
