@@ -84,6 +84,8 @@ import Testing
         let publisher = try RawPublisher(leg: publisherLeg)
         defer { subscriber.stop(); publisher.close(); router.removePublisher(streamId: "s1") }
         let videoSSRC = try #require(publisherLeg.videoSSRC)
+        // The router sends a leg nothing before the subscriber's first RTCP gave its address.
+        #expect(waitUntil(seconds: 10) { (router.counters(streamId: "s1")?.receiverReports ?? 0) > 0 })
         let first = publisher.transport
         var sent: [UInt16] = []
         for index in 0..<200 {
