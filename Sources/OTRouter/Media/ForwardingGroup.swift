@@ -1,5 +1,7 @@
+import Dispatch
 import Glibc
 import OTMedia
+import OTSignaling
 import Synchronization
 
 /// One published stream inside the router: its publisher leg, its subscriber legs and the
@@ -25,8 +27,13 @@ final class ForwardingGroup: Sendable {
     let counters = GroupCounters()
     /// Force mute: audio is dropped while set.
     let audioMuted = Atomic<Bool>(false)
-    /// Set when a keyframe should be asked of the publisher (a new subscriber, a PLI/FIR).
-    let keyframeWanted = Atomic<Bool>(false)
+    /// The encodings (bit = spatial index) a keyframe should be asked of the publisher
+    /// for (a new subscriber, a PLI/FIR, a spatial switch, video back on).
+    let keyframeWanted = Atomic<UInt8>(0)
+    /// Where audio-fallback decisions go (set by the router; read on an event only).
+    private let qualityHandler = Mutex<SubscriberQualityHandler?>(nil)
+    /// Events leave the forwarding thread through this queue.
+    private let events = DispatchQueue(label: "otk-sfu-quality")
 
     private struct State {
         var subscribers: [SubscriberLeg] = []
@@ -52,7 +59,7 @@ final class ForwardingGroup: Sendable {
     /// publisher for a keyframe so the new leg can start decoding.
     func add(_ leg: SubscriberLeg) throws(MediaError) {
         try restart { $0.append(leg) }
-        keyframeWanted.store(true, ordering: .relaxed)
+        requestKeyframe()
     }
 
     /// Removes a subscriber leg (closing its socket); false if it is not in this group.
@@ -98,9 +105,46 @@ final class ForwardingGroup: Sendable {
         leg.takesAudio.store(audio, ordering: .relaxed)
         let wasOn = leg.takesVideo.exchange(video, ordering: .relaxed)
         if video, !wasOn, leg.hasVideo {
-            keyframeWanted.store(true, ordering: .relaxed)
+            requestKeyframe()
             thread?.wake()
         }
+    }
+
+    /// Asks for a keyframe of `encoding` (nil: every encoding) at the next timer run.
+    /// One atomic OR, from any thread.
+    func requestKeyframe(encoding: Int? = nil) {
+        let bits: UInt8 = encoding.map { 1 << UInt8(min($0, 7)) } ?? 0xFF
+        keyframeWanted.bitwiseOr(bits, ordering: .relaxed)
+    }
+
+    /// Stores one subscriber's preferences for its leg's layer selection (the forwarding
+    /// thread picks them up within 100 ms). False if the leg is not in this group.
+    @discardableResult
+    func setPreferences(subscriberId: String, width: Int?, height: Int?, frameRate: Double?) -> Bool {
+        guard let leg = state.withLock({ $0.subscribers.first { $0.subscriberId == subscriberId } }) else { return false }
+        leg.preferredWidth.store(max(0, width ?? 0), ordering: .relaxed)
+        leg.preferredHeight.store(max(0, height ?? 0), ordering: .relaxed)
+        let millihertz = frameRate.map { $0.isFinite && $0 > 0 ? Int(($0 * 1000).rounded()) : 0 } ?? 0
+        leg.preferredFrameRateMillihertz.store(min(millihertz, 1_000_000), ordering: .relaxed)
+        leg.preferencesGeneration.add(1, ordering: .releasing)
+        return true
+    }
+
+    /// The adaptation status of one subscriber leg, nil if it is not in this group.
+    func status(subscriberId: String) -> SubscriberLegStatus? {
+        state.withLock { $0.subscribers.first { $0.subscriberId == subscriberId } }?.status.snapshot
+    }
+
+    /// Sets where audio-fallback events go (nil: nowhere).
+    func setQualityHandler(_ handler: SubscriberQualityHandler?) { qualityHandler.withLock { $0 = handler } }
+
+    /// Called by the forwarding thread on an audio-fallback transition of a leg: hands the
+    /// event to the handler on the group's event queue (an allocation per event; events
+    /// are seconds apart).
+    func report(subscriberId: String, state: String) {
+        guard let handler = qualityHandler.withLock({ $0 }) else { return }
+        let event = SubscriberQualityEvent(subscriberId: subscriberId, streamId: publisher.streamId, state: state)
+        events.async { handler(event) }
     }
 
     /// The subscriber ids of this group.

@@ -1,8 +1,10 @@
 import OTMedia
 
 /// The forwarding thread's timers: the router's receiver reports to the publisher every
-/// second (RFC 3550 6.4.2, a block per stream it has sent) and keyframe requests (PLI),
-/// at most one per `keyframeInterval`, whoever asked for them.
+/// second (RFC 3550 6.4.2, a block per stream it has sent), transport-wide feedback to
+/// the publisher every `feedbackInterval`, the legs' adaptation every
+/// `adaptationInterval` and their probes, and keyframe requests (PLI naming each wanted
+/// encoding's SSRC), at most one round per `keyframeInterval`, whoever asked for them.
 extension ForwardingHandler {
 
     func wokenUp(now: UInt64) {}
@@ -12,12 +14,21 @@ extension ForwardingHandler {
             sendReceiverReport(now: now)
             nextReport = now + Self.reportInterval
         }
-        var deadline = nextReport
-        if publisher.videoSSRC != nil, group.keyframeWanted.load(ordering: .relaxed), publisher.address != nil {
+        if now >= nextFeedback {
+            sendTransportFeedback(now: now)
+            nextFeedback = now + Self.feedbackInterval
+        }
+        if now >= nextAdaptation {
+            adaptLegs(now: now)
+            nextAdaptation = now + Self.adaptationInterval
+        }
+        if now >= nextProbe { nextProbe = sendProbes(now: now) }
+        var deadline = min(nextReport, nextFeedback, nextAdaptation, nextProbe)
+        if publisher.videoSSRC != nil, group.keyframeWanted.load(ordering: .relaxed) != 0, publisher.address != nil {
             let allowed = publisher.lastKeyframeRequest == 0 ? now : publisher.lastKeyframeRequest + Self.keyframeInterval
             if now >= allowed {
-                group.keyframeWanted.store(false, ordering: .relaxed)
-                if sendKeyframeRequest() {
+                let wanted = group.keyframeWanted.exchange(0, ordering: .relaxed)
+                if sendKeyframeRequest(wanted) {
                     publisher.lastKeyframeRequest = now
                     GroupCounters.bump(counters.keyframeRequests)
                 }
@@ -28,13 +39,34 @@ extension ForwardingHandler {
         return deadline
     }
 
-    private func sendKeyframeRequest() -> Bool {
-        guard let media = publisher.videoSSRC else { return false }
+    /// One compound with a PLI per wanted encoding (bit = spatial index).
+    private func sendKeyframeRequest(_ wanted: UInt8) -> Bool {
+        let encodings = publisher.encodingSSRCs
+        guard !encodings.isEmpty else { return false }
         let ssrc = publisher.routerSSRC
         return sendToPublisher { writer throws(RTCPError) in
             try writer.append(ReceiverReport(ssrc: ssrc))
             try writer.append(SourceDescription(ssrc: ssrc, cname: publisher.cname))
-            try writer.append(PictureLossIndication(senderSSRC: ssrc, mediaSSRC: media))
+            for index in encodings.indices where wanted & (1 << UInt8(index)) != 0 {
+                try writer.append(PictureLossIndication(senderSSRC: ssrc, mediaSSRC: encodings[index]))
+            }
+        }
+    }
+
+    /// Transport-wide feedback about what the publisher sent since the last one (RFC 5506
+    /// reduced-size compound: the feedback alone), built by `TransportFeedbackRecorder`.
+    private func sendTransportFeedback(now: UInt64) {
+        guard publisher.address != nil else { return }
+        let ssrc = publisher.routerSSRC
+        let media = publisher.videoSSRC ?? publisher.audioSSRC ?? 0
+        // A backlog (more than one feedback holds) goes out in a few at once.
+        for _ in 0..<4 where publisher.arrivals.isDue(now: now) {
+            let size = publisher.arrivals.buildFeedback(senderSSRC: ssrc, mediaSSRC: media, now: now, into: feedbackScratch)
+            guard size > 0 else { break }
+            let packet = PrebuiltRTCPPacket(bytes: UnsafeRawBufferPointer(rebasing: feedbackScratch[0..<size]))
+            if sendToPublisher(reducedSize: true, { writer throws(RTCPError) in try writer.append(packet) }) {
+                GroupCounters.bump(counters.transportFeedbacksOut)
+            }
         }
     }
 

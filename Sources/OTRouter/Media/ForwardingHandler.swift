@@ -28,18 +28,29 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     static let keyframeInterval: UInt64 = 300_000_000
     /// Between two receiver reports to the publisher.
     static let reportInterval: UInt64 = 1_000_000_000
+    /// Between two transport-wide feedbacks to the publisher (the agreed 50–100 ms).
+    static let feedbackInterval: UInt64 = 50_000_000
+    /// Between two rounds of the legs' layer and audio-fallback decisions.
+    static let adaptationInterval: UInt64 = 100_000_000
 
     let group: ForwardingGroup
     let publisher: PublisherLeg
-    private let subscribers: [SubscriberLeg]
+    let subscribers: [SubscriberLeg]
     let counters: GroupCounters
     private let receivePool = PacketBufferPool(initialCount: ForwardingHandler.receiveBatch, bufferSize: 2048, headroom: 0)
     private var receiveBuffers: [PacketBuffer] = []
     private let receiveMessages = UDPMessageBatch(capacity: ForwardingHandler.receiveBatch)
-    private let sendMessages = UDPMessageBatch(capacity: ForwardingHandler.sendBatch)
+    let sendMessages = UDPMessageBatch(capacity: ForwardingHandler.sendBatch)
     private var single: [PacketBuffer] = []
     private var ntp = NTPClock.system()
     var nextReport: UInt64 = 0
+    var nextFeedback: UInt64 = 0
+    var nextAdaptation: UInt64 = 0
+    var nextProbe: UInt64 = 0
+    /// Where a transport-wide feedback to the publisher is built (1200 bytes, once).
+    let feedbackScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1200, alignment: 4)
+    /// What each layer of the stream costs, measured here.
+    var meter = LayerMeter()
 
     init(group: ForwardingGroup, subscribers: [SubscriberLeg]) {
         self.group = group
@@ -50,9 +61,14 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         single.reserveCapacity(1)
     }
 
+    deinit { feedbackScratch.deallocate() }
+
     func pipelineStarted(now: UInt64) {
         ntp = NTPClock.system(monotonicNanoseconds: now)
         nextReport = now + Self.reportInterval / 4
+        nextFeedback = now + Self.feedbackInterval
+        nextAdaptation = now + Self.adaptationInterval
+        nextProbe = now + Self.adaptationInterval
         group.forwardingThreadStarted()
     }
 
@@ -95,7 +111,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             guard let length = try? publisher.receiver.unprotect(buffer.writableBytes, length: received),
                   length >= 12 else { return bad() }
             buffer.setLength(length)
-            if publisher.learn(buffer.peer), !publisher.videoSeen { group.keyframeWanted.store(true, ordering: .relaxed) }
+            if publisher.learn(buffer.peer), !publisher.videoSeen { group.requestKeyframe() }
             GroupCounters.bump(counters.packetsIn)
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
             forwardRTP(buffer, now: now)
@@ -112,23 +128,40 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
 
     private func forwardRTP(_ buffer: PacketBuffer, now: UInt64) {
         let base = buffer.bytes.baseAddress!
+        let length = buffer.length
         let ssrc = WireBytes.be32(base, 8)
         let sequence = WireBytes.be16(base, 2)
-        let isVideo: Bool
-        let frameStart: Bool
-        if ssrc == publisher.videoSSRC {
-            isVideo = true
-            frameStart = publisher.videoFrameEnded
-            publisher.videoFrameEnded = base.load(fromByteOffset: 1, as: UInt8.self) & 0x80 != 0
+        let timestamp = WireBytes.be32(base, 4)
+        if let offset = RTPInPlace.transportSequenceOffset(base, length) {
+            publisher.arrivals.record(transportSequence: WireBytes.be16(base, offset), arrivalNanoseconds: now)
+        }
+        if ssrc == RTPProbe.ssrc || base.load(fromByteOffset: 1, as: UInt8.self) & 0x7F == RTPProbe.payloadType {
+            GroupCounters.bump(counters.probesReceived)  // recorded for feedback, never forwarded
+            return
+        }
+        var encoding = -1
+        var frameStart = true
+        var fields = VP8Fields()
+        if let s = publisher.encoding(of: ssrc) {
+            encoding = s
+            frameStart = publisher.encodingFrameEnded[s]
+            publisher.encodingFrameEnded[s] = base.load(fromByteOffset: 1, as: UInt8.self) & 0x80 != 0
+            if let parsed = VP8Fields(base, length) { fields = parsed }
+            if fields.keyframe, fields.width > 0 {
+                publisher.encodingWidth[s] = fields.width
+                publisher.encodingHeight[s] = fields.height
+            }
+            meter.addVideo(encoding: s, temporal: fields.temporalLayer, bytes: length, frameStart: frameStart)
             if !publisher.videoSeen { publisher.videoSeen = true }
-            publisher.videoStatistics.record(sequence: sequence, rtpTimestamp: WireBytes.be32(base, 4), bytes: buffer.length,
-                                             arrivalNanoseconds: now)
+            if ssrc == publisher.videoSSRC {
+                publisher.videoStatistics.record(sequence: sequence, rtpTimestamp: timestamp, bytes: length,
+                                                 arrivalNanoseconds: now)
+            }
         } else if ssrc == publisher.audioSSRC {
-            isVideo = false
-            frameStart = true
             publisher.audioSeen = true
-            publisher.audioStatistics.record(sequence: sequence, rtpTimestamp: WireBytes.be32(base, 4), bytes: buffer.length,
+            publisher.audioStatistics.record(sequence: sequence, rtpTimestamp: timestamp, bytes: length,
                                              arrivalNanoseconds: now)
+            meter.addAudio(bytes: length)
             if group.audioMuted.load(ordering: .relaxed) {
                 // Skipped for every leg, like a leg that turned audio off: no gap downstream.
                 for leg in subscribers { leg.audioSkipped &+= 1 }
@@ -140,14 +173,13 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             GroupCounters.bump(counters.packetsDropped)
             return
         }
+        let isVideo = encoding >= 0
         let source = UnsafeRawBufferPointer(buffer.bytes)
         for leg in subscribers {
             if isVideo {
-                if frameStart { leg.videoActive = leg.takesVideo.load(ordering: .relaxed) }
-                guard leg.videoActive else {
-                    leg.videoSkipped &+= 1
-                    continue
-                }
+                let allowed = leg.takesVideo.load(ordering: .relaxed) && !leg.adaptation.fallbackOff
+                guard leg.route.admit(encoding: encoding, fields: fields, frameStart: frameStart, allowed: allowed) == .forward
+                else { continue }
             } else if !leg.takesAudio.load(ordering: .relaxed) {
                 leg.audioSkipped &+= 1
                 continue
@@ -156,31 +188,43 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                 GroupCounters.bump(counters.packetsDropped)
                 continue
             }
-            out.assign(source)
-            let p = out.bytes.baseAddress!
-            let outSequence: UInt16
-            if isVideo {
-                let shifted = sequence &- leg.videoSkipped
-                if leg.videoOffset == nil { leg.videoOffset = leg.videoStart &- shifted }
-                outSequence = shifted &+ leg.videoOffset!
-                WireBytes.store32(leg.videoSSRC, p, 8)
-            } else {
-                let shifted = sequence &- leg.audioSkipped
-                if leg.audioOffset == nil { leg.audioOffset = leg.audioStart &- shifted }
-                outSequence = shifted &+ leg.audioOffset!
-                WireBytes.store32(leg.audioSSRC, p, 8)
-            }
-            WireBytes.store16(outSequence, p, 2)
-            guard let protected = try? leg.sender.protect(out.writableBytes, length: out.length) else {
+            guard RTPInPlace.assignMakingRoom(source, into: out) else {
                 leg.pool.release(out)
                 GroupCounters.bump(counters.packetsDropped)
                 continue
             }
-            out.setLength(protected)
-            out.peer = address
-            leg.outgoing.append(out)
-            if leg.outgoing.count >= Self.sendBatch { flush(leg, now: now) }
+            let p = out.bytes.baseAddress!
+            if isVideo {
+                _ = leg.route.rewrite(p, fields: fields, sequence: sequence, timestamp: timestamp, now: now,
+                                      shift: out.length - length)
+                WireBytes.store32(leg.videoSSRC, p, 8)
+            } else {
+                let shifted = sequence &- leg.audioSkipped
+                if leg.audioOffset == nil { leg.audioOffset = leg.audioStart &- shifted }
+                WireBytes.store16(shifted &+ leg.audioOffset!, p, 2)
+                WireBytes.store32(leg.audioSSRC, p, 8)
+            }
+            send(out, on: leg, to: address, kind: isVideo ? .video : .audio, now: now)
         }
+    }
+
+    /// Gives a plaintext RTP packet the leg's next transport-wide number, protects it and
+    /// queues it on the leg (flushing a full batch). The history records the protected
+    /// size, what the wire carries.
+    func send(_ out: PacketBuffer, on leg: SubscriberLeg, to address: SocketAddress, kind: SentPacketKind, now: UInt64) {
+        let wire = TransportSequenceNumbers.wire(leg.adaptation.transport.next)
+        let numbered = RTPInPlace.setTransportSequence(out, wire)
+        guard let protected = try? leg.sender.protect(out.writableBytes, length: out.length) else {
+            leg.pool.release(out)
+            GroupCounters.bump(counters.packetsDropped)
+            return
+        }
+        if numbered { _ = leg.adaptation.nextSequence(size: protected, kind: kind, now: now) }
+        leg.adaptation.sentBytes &+= UInt64(protected)
+        out.setLength(protected)
+        out.peer = address
+        leg.outgoing.append(out)
+        if leg.outgoing.count >= Self.sendBatch { flush(leg, now: now) }
     }
 
     /// Sender reports go on to every subscriber leg under its SSRCs; the rest (SDES, the
@@ -190,12 +234,15 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         var packets = compound.makeIterator()
         while let packet = packets.next() {
             guard case .senderReport(let report) = packet else { continue }
-            let isVideo = report.ssrc == publisher.videoSSRC
+            let encoding = publisher.encoding(of: report.ssrc) ?? -1
+            let isVideo = encoding >= 0
             guard isVideo || report.ssrc == publisher.audioSSRC else { continue }
-            for leg in subscribers where isVideo ? leg.videoActive : leg.takesAudio.load(ordering: .relaxed) {
+            for leg in subscribers
+            where isVideo ? leg.route.spatial == encoding && leg.route.frameOn : leg.takesAudio.load(ordering: .relaxed) {
                 guard let address = leg.address else { continue }
                 let ssrc = isVideo ? leg.videoSSRC : leg.audioSSRC
-                let rewritten = SenderReport(ssrc: ssrc, ntpTimestamp: report.ntpTimestamp, rtpTimestamp: report.rtpTimestamp,
+                let rtpTimestamp = isVideo ? report.rtpTimestamp &+ leg.route.timestampDelta : report.rtpTimestamp
+                let rewritten = SenderReport(ssrc: ssrc, ntpTimestamp: report.ntpTimestamp, rtpTimestamp: rtpTimestamp,
                                              packetCount: report.packetCount, octetCount: report.octetCount)
                 if let out = rtcp(leg, to: address, { writer throws(RTCPError) in
                     try writer.append(rewritten)
@@ -216,7 +263,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         GroupCounters.bump(counters.bytesIn, by: UInt64(buffer.length))
         if leg.learn(buffer.peer), leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) {
             // A newly heard subscriber (or one back on a new path) starts with a keyframe.
-            group.keyframeWanted.store(true, ordering: .relaxed)
+            group.requestKeyframe(encoding: leg.route.spatial)
         }
         let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length])
         guard let compound = try? RTCPCompoundPacket(validating: bytes) else { return bad() }
@@ -226,8 +273,11 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             case .receiverReport(let report):
                 GroupCounters.bump(counters.receiverReports)
                 for block in report.reportBlocks where block.ssrc == leg.videoSSRC || block.ssrc == leg.audioSSRC {
-                    take(block, leg: leg)
+                    take(block, leg: leg, now: now)
                 }
+            case .transportWideFeedback(let feedback):
+                leg.adaptation.take(feedback, now: now)
+                GroupCounters.bump(counters.transportFeedbacksIn)
             case .genericNACK(let nack) where nack.mediaSSRC == leg.videoSSRC:
                 for sequence in nack.lostSequenceNumbers {
                     guard let kept = leg.kept(sequence, now: now), let address = leg.address else { continue }
@@ -236,9 +286,9 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                     if leg.resend.count >= Self.sendBatch { flushResends(leg) }
                 }
             case .pictureLossIndication(let pli) where pli.mediaSSRC == leg.videoSSRC:
-                group.keyframeWanted.store(true, ordering: .relaxed)
+                group.requestKeyframe(encoding: leg.route.spatial)
             case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == leg.videoSSRC }:
-                group.keyframeWanted.store(true, ordering: .relaxed)
+                group.requestKeyframe(encoding: leg.route.spatial)
             default:
                 continue
             }
@@ -246,10 +296,16 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         if packets.malformedCount > 0 { bad() }
     }
 
-    private func take(_ block: ReportBlock, leg: SubscriberLeg) {
+    private func take(_ block: ReportBlock, leg: SubscriberLeg, now: UInt64) {
         let clockRate: UInt64 = block.ssrc == leg.videoSSRC ? 90_000 : 48_000
         if block.ssrc == leg.videoSSRC || !leg.hasVideo {
             leg.reportedLost.store(Int64(block.cumulativeLost), ordering: .relaxed)
+        }
+        // RR loss, the estimator's fallback when transport-wide feedback is missing: of the
+        // video while video flows, else of the audio (which shares the path with probes).
+        let videoFlows = leg.hasVideo && leg.takesVideo.load(ordering: .relaxed) && !leg.adaptation.fallbackOff
+        if (block.ssrc == leg.videoSSRC) == videoFlows {
+            leg.adaptation.estimator.onLossReport(fractionLost: Double(block.fractionLost) / 256, now: now)
         }
         leg.reportedJitterMicroseconds.store(UInt64(block.jitter) * 1_000_000 / clockRate, ordering: .relaxed)
     }
@@ -258,7 +314,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
 
     /// Sends a leg's queue with `sendmmsg`; video packets then go into its history (sent
     /// or not: a packet the kernel refused can still be NACKed), the rest back to the pool.
-    private func flush(_ leg: SubscriberLeg, now: UInt64) {
+    func flush(_ leg: SubscriberLeg, now: UInt64) {
         guard !leg.outgoing.isEmpty else { return }
         let sent = (try? leg.socket.send(leg.outgoing, batch: sendMessages).count) ?? 0
         var bytes: UInt64 = 0
@@ -289,11 +345,12 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     }
 
     /// A protected RTCP compound for `leg` in one of its pooled buffers, or nil.
-    private func rtcp(_ leg: RouterLeg, to address: SocketAddress,
-                      _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> PacketBuffer? {
+    func rtcp(_ leg: RouterLeg, to address: SocketAddress, reducedSize: Bool = false,
+              _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> PacketBuffer? {
         guard let buffer = leg.pool.take() else { return nil }
         let region = buffer.writableBytes
-        var writer = RTCPCompoundWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: region[0..<(region.count - SRTPProfile.maxTrailer)]))
+        var writer = RTCPCompoundWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: region[0..<(region.count - SRTPProfile.maxTrailer)]),
+                                         reducedSize: reducedSize)
         do {
             try build(&writer)
             let length = try writer.finish().count
@@ -306,10 +363,12 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         return buffer
     }
 
-    /// Sends one compound to the publisher from its leg's socket.
+    /// Sends one compound to the publisher from its leg's socket (`reducedSize`: RFC 5506,
+    /// no report or SDES needed).
     @discardableResult
-    func sendToPublisher(_ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
-        guard let address = publisher.address, let buffer = rtcp(publisher, to: address, build) else { return false }
+    func sendToPublisher(reducedSize: Bool = false, _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> Bool {
+        guard let address = publisher.address, let buffer = rtcp(publisher, to: address, reducedSize: reducedSize, build)
+        else { return false }
         single.append(buffer)
         let sent = (try? publisher.socket.send(single, batch: sendMessages).count) ?? 0
         single.removeAll(keepingCapacity: true)

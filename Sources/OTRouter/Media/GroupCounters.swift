@@ -14,6 +14,9 @@ final class GroupCounters: Sendable {
     let keyframeRequests = Atomic<UInt64>(0)
     let unknownSSRCPackets = Atomic<UInt64>(0)
     let receiverReports = Atomic<UInt64>(0)
+    let probesReceived = Atomic<UInt64>(0)
+    let transportFeedbacksIn = Atomic<UInt64>(0)
+    let transportFeedbacksOut = Atomic<UInt64>(0)
 
     /// Adds 1 to `counter`.
     @inline(__always)
@@ -35,6 +38,9 @@ final class GroupCounters: Sendable {
         c.keyframeRequests = keyframeRequests.load(ordering: .relaxed)
         c.unknownSSRCPackets = unknownSSRCPackets.load(ordering: .relaxed)
         c.receiverReports = receiverReports.load(ordering: .relaxed)
+        c.probesReceived = probesReceived.load(ordering: .relaxed)
+        c.transportFeedbacksIn = transportFeedbacksIn.load(ordering: .relaxed)
+        c.transportFeedbacksOut = transportFeedbacksOut.load(ordering: .relaxed)
         return c
     }
 }
@@ -54,6 +60,9 @@ extension ForwardingCounters {
         c.keyframeRequests = lhs.keyframeRequests + rhs.keyframeRequests
         c.unknownSSRCPackets = lhs.unknownSSRCPackets + rhs.unknownSSRCPackets
         c.receiverReports = lhs.receiverReports + rhs.receiverReports
+        c.probesReceived = lhs.probesReceived + rhs.probesReceived
+        c.transportFeedbacksIn = lhs.transportFeedbacksIn + rhs.transportFeedbacksIn
+        c.transportFeedbacksOut = lhs.transportFeedbacksOut + rhs.transportFeedbacksOut
         c.reportedPacketsLost = lhs.reportedPacketsLost + rhs.reportedPacketsLost
         c.reportedJitterMicroseconds = max(lhs.reportedJitterMicroseconds, rhs.reportedJitterMicroseconds)
         c.forwardingCPUNanoseconds = lhs.forwardingCPUNanoseconds + rhs.forwardingCPUNanoseconds

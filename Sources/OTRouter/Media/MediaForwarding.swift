@@ -23,11 +23,34 @@ public protocol MediaForwarding: AnyObject, Sendable {
     /// Force mute: while muted, no audio packet of `streamId` is forwarded to anyone,
     /// whatever its publisher sends (each dropped packet is counted).
     func setAudioMuted(streamId: String, _ muted: Bool)
+    /// Opens the publisher leg of `streamId` with `simulcastLayers` (1...3) video
+    /// encodings (`PublishRequest.simulcastLayers`): the returned leg's `videoSSRC` is the
+    /// full-size encoding's, `simulcastSSRCs` the smaller ones', largest first.
+    func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int) throws(MediaError) -> WireMediaLeg
+    /// Hands one subscriber's preferredResolution / preferredFrameRate to its leg's layer
+    /// selection (nil or ≤ 0: no preference). Unknown ids are ignored.
+    func setPreferences(subscriberId: String, width: Int?, height: Int?, frameRate: Double?)
+    /// Sets where the router's audio-fallback decisions per subscriber leg go (they become
+    /// `ServerMessage.subscriberQuality` to that subscriber); nil: nowhere.
+    func setSubscriberQualityHandler(_ handler: SubscriberQualityHandler?)
     /// Totals over every leg since the router started.
     var totals: ForwardingCounters { get }
     /// The counters of one published stream (its publisher leg and everything forwarded
     /// from it), nil if unknown.
     func counters(streamId: String) -> ForwardingCounters?
+}
+
+extension MediaForwarding {
+    /// Media planes without simulcast open one encoding.
+    public func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int) throws(MediaError) -> WireMediaLeg {
+        try addPublisher(streamId: streamId, audio: audio, video: video)
+    }
+
+    /// Media planes without layer selection ignore preferences.
+    public func setPreferences(subscriberId: String, width: Int?, height: Int?, frameRate: Double?) {}
+
+    /// Media planes without audio fallback report nothing.
+    public func setSubscriberQualityHandler(_ handler: SubscriberQualityHandler?) {}
 }
 
 /// What the media plane has done, for `/metrics`, tests and `otbench router`.
@@ -60,6 +83,13 @@ public struct ForwardingCounters: Sendable, Equatable {
     public var reportedPacketsLost: Int64 = 0
     /// The largest interarrival jitter a subscriber's latest report gives, microseconds.
     public var reportedJitterMicroseconds: UInt64 = 0
+    /// Padding-only probe packets (`RTPProbe`) received from publishers: recorded for
+    /// transport-wide feedback, never forwarded.
+    public var probesReceived: UInt64 = 0
+    /// Transport-wide feedback messages taken from subscribers (router as sender).
+    public var transportFeedbacksIn: UInt64 = 0
+    /// Transport-wide feedback messages sent to publishers (router as receiver).
+    public var transportFeedbacksOut: UInt64 = 0
     /// CPU time (user + system) the forwarding threads have used, nanoseconds.
     public var forwardingCPUNanoseconds: UInt64 = 0
 

@@ -32,6 +32,7 @@ public final class MediaRouter: MediaForwarding {
         var subscriberStreams: [String: String] = [:]
         var retired = ForwardingCounters()
         var ssrcs = SSRCAllocator()
+        var qualityHandler: SubscriberQualityHandler?
     }
 
     private let bindAddress: SocketAddress
@@ -56,13 +57,23 @@ public final class MediaRouter: MediaForwarding {
     /// `invalidArgument` if the stream already has one or publishes nothing,
     /// `networkFailure` if a socket or thread cannot be had.
     public func addPublisher(streamId: String, audio: Bool, video: Bool) throws(MediaError) -> WireMediaLeg {
+        try addPublisher(streamId: streamId, audio: audio, video: video, simulcastLayers: 1)
+    }
+
+    /// Opens the publisher leg of `streamId` with `simulcastLayers` video encodings (1...3;
+    /// each gets its own SSRC, see `MediaForwarding`). Throws `invalidArgument` for a count
+    /// outside 1...3, otherwise as `addPublisher(streamId:audio:video:)`.
+    public func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int) throws(MediaError) -> WireMediaLeg {
+        guard (1...3).contains(simulcastLayers) else {
+            throw MediaError(.invalidArgument, "\(simulcastLayers) simulcast layers is not supported; use 1, 2 or 3")
+        }
         guard audio || video else { throw MediaError(.invalidArgument, "stream \(streamId) publishes neither audio nor video") }
         var ssrcs = try registry.withLock { registry throws(MediaError) -> SSRCAllocator in
             guard registry.groups[streamId] == nil else { throw MediaError(.invalidArgument, "stream \(streamId) is already published") }
             return registry.ssrcs
         }
         let leg = try PublisherLeg(streamId: streamId, bindingTo: bindAddress, host: host, profile: profile,
-                                   audio: audio, video: video, ssrcs: &ssrcs)
+                                   audio: audio, video: video, simulcastLayers: simulcastLayers, ssrcs: &ssrcs)
         let group: ForwardingGroup
         do { group = try ForwardingGroup(publisher: leg) } catch {
             leg.socket.close()
@@ -72,6 +83,7 @@ public final class MediaRouter: MediaForwarding {
             if registry.groups[streamId] != nil { return true }
             registry.groups[streamId] = group
             registry.ssrcs = ssrcs
+            group.setQualityHandler(registry.qualityHandler)
             return false
         }
         if clash {
@@ -142,6 +154,35 @@ public final class MediaRouter: MediaForwarding {
             return registry.groups[streamId]
         }) else { return }
         group.setForwarding(subscriberId: subscriberId, audio: audio, video: video)
+    }
+
+    /// Hands one subscriber's preferences to its leg's layer selection (width/height:
+    /// the largest encoding forwarded; frame rate: temporal layers above it are dropped).
+    /// Unknown ids are ignored. Cost: a registry lookup and four atomic stores.
+    public func setPreferences(subscriberId: String, width: Int?, height: Int?, frameRate: Double?) {
+        group(of: subscriberId)?.setPreferences(subscriberId: subscriberId, width: width, height: height, frameRate: frameRate)
+    }
+
+    /// Sets where audio-fallback events go, for every stream now and later.
+    public func setSubscriberQualityHandler(_ handler: SubscriberQualityHandler?) {
+        let groups = registry.withLock { registry in
+            registry.qualityHandler = handler
+            return Array(registry.groups.values)
+        }
+        for group in groups { group.setQualityHandler(handler) }
+    }
+
+    /// Where one subscriber leg's adaptation stands (estimate, layers, audio fallback),
+    /// nil for an unknown id. Cost: a registry lookup and a few atomic loads.
+    public func status(subscriberId: String) -> SubscriberLegStatus? {
+        group(of: subscriberId)?.status(subscriberId: subscriberId)
+    }
+
+    private func group(of subscriberId: String) -> ForwardingGroup? {
+        registry.withLock { registry -> ForwardingGroup? in
+            guard let streamId = registry.subscriberStreams[subscriberId] else { return nil }
+            return registry.groups[streamId]
+        }
     }
 
     /// Starts or stops dropping every audio packet of `streamId` (counted in

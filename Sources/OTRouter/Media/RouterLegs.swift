@@ -27,7 +27,7 @@ class RouterLeg: @unchecked Sendable {
     let cname: UnsafeRawBufferPointer
 
     init(bindingTo bind: SocketAddress, host: String, profile: SRTPProfile, pool: PacketBufferPool,
-         audioSSRC: UInt32?, videoSSRC: UInt32?) throws(MediaError) {
+         audioSSRC: UInt32?, videoSSRC: UInt32?, simulcastSSRCs: [UInt32]? = nil) throws(MediaError) {
         let clientKeys = SRTPKeyMaterial.random(profile: profile)
         let routerKeys = SRTPKeyMaterial.random(profile: profile)
         do {
@@ -45,7 +45,7 @@ class RouterLeg: @unchecked Sendable {
         self.pool = pool
         wire = WireMediaLeg(host: host, port: Int(socket.localAddress.port), profile: profile.rfcName,
                             clientKey: clientKeys.base64, routerKey: routerKeys.base64,
-                            audioSSRC: audioSSRC, videoSSRC: videoSSRC)
+                            audioSSRC: audioSSRC, videoSSRC: videoSSRC, simulcastSSRCs: simulcastSSRCs)
         let bytes = Array("otkit-router".utf8)
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         storage.copyBytes(from: bytes)
@@ -67,9 +67,20 @@ class RouterLeg: @unchecked Sendable {
 /// the router), and the router's RTCP (receiver reports, PLI) goes back on.
 final class PublisherLeg: RouterLeg, @unchecked Sendable {
     let streamId: String
-    /// The SSRCs the client must use (nil: that kind is not published).
+    /// The SSRCs the client must use (nil: that kind is not published). `videoSSRC` is
+    /// the full-size encoding.
     let audioSSRC: UInt32?
     let videoSSRC: UInt32?
+    /// Every video encoding's SSRC by spatial index, smallest first (the last is
+    /// `videoSSRC`); empty without video.
+    let encodingSSRCs: [UInt32]
+    /// Per encoding (forwarding thread only): whether its last packet ended a frame, and
+    /// the size its last keyframe gave (0 until one arrived).
+    var encodingFrameEnded: [Bool]
+    var encodingWidth: [Int]
+    var encodingHeight: [Int]
+    /// Transport-wide arrivals for the feedback to the publisher.
+    var arrivals = TransportFeedbackRecorder()
     /// The router's own SSRC as a receiver (its RRs and PLIs).
     let routerSSRC: UInt32
     var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
@@ -83,13 +94,30 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     var lastKeyframeRequest: UInt64 = 0
 
     init(streamId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
-         audio: Bool, video: Bool, ssrcs: inout SSRCAllocator) throws(MediaError) {
+         audio: Bool, video: Bool, simulcastLayers: Int = 1, ssrcs: inout SSRCAllocator) throws(MediaError) {
         self.streamId = streamId
         audioSSRC = audio ? ssrcs.next() : nil
-        videoSSRC = video ? ssrcs.next() : nil
+        let layers = video ? min(max(simulcastLayers, 1), 3) : 0
+        var encodings: [UInt32] = []
+        for _ in 0..<layers { encodings.append(ssrcs.next()) }
+        encodingSSRCs = encodings
+        videoSSRC = encodings.last
+        encodingFrameEnded = [Bool](repeating: true, count: layers)
+        encodingWidth = [Int](repeating: 0, count: layers)
+        encodingHeight = [Int](repeating: 0, count: layers)
         routerSSRC = ssrcs.next()
         let pool = PacketBufferPool(initialCount: 48, maximumCount: 64, bufferSize: 2048, headroom: 0)
-        try super.init(bindingTo: bind, host: host, profile: profile, pool: pool, audioSSRC: audioSSRC, videoSSRC: videoSSRC)
+        // The wire lists the smaller encodings largest first.
+        let smaller = layers > 1 ? Array(encodings.dropLast().reversed()) : nil
+        try super.init(bindingTo: bind, host: host, profile: profile, pool: pool, audioSSRC: audioSSRC, videoSSRC: videoSSRC,
+                       simulcastSSRCs: smaller)
+    }
+
+    /// The spatial index of a video SSRC, or nil. O(encodings ≤ 3).
+    @inline(__always)
+    func encoding(of ssrc: UInt32) -> Int? {
+        for index in encodingSSRCs.indices where encodingSSRCs[index] == ssrc { return index }
+        return nil
     }
 }
 
@@ -107,25 +135,19 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     /// forwarding thread (relaxed loads, no lock).
     let takesAudio: Atomic<Bool>
     let takesVideo: Atomic<Bool>
-    /// Whether this leg's video forwarding is on at the moment (forwarding thread only):
-    /// follows `takesVideo` at frame boundaries, so a picture is never cut in half.
-    var videoActive: Bool
     /// Whether the leg carries video at all (its SSRC was given to the client).
     let hasVideo: Bool
     /// The SSRCs the router sends this client with.
     let audioSSRC: UInt32
     let videoSSRC: UInt32
-    /// Forwarded sequence = publisher sequence - skipped + offset;
-    /// set by the first packet forwarded, so every leg starts at a random sequence number.
+    /// Forwarded audio sequence = publisher sequence - skipped + offset; set by the first
+    /// packet forwarded, so every leg starts at a random sequence number. (Video: `route`.)
     var audioOffset: UInt16?
-    var videoOffset: UInt16?
-    /// Packets of each kind not forwarded to this leg (the client turned that kind off, or
-    /// a moderator force-muted the stream's audio), modulo 2^16: the leg's sequence
-    /// numbers are shifted down by it so the pause does not look like loss.
+    /// Audio packets not forwarded to this leg (the client turned audio off, or a
+    /// moderator force-muted the stream), modulo 2^16: the leg's sequence numbers are
+    /// shifted down by it so the pause does not look like loss.
     var audioSkipped: UInt16 = 0
-    var videoSkipped: UInt16 = 0
     let audioStart = UInt16.random(in: 0 ... .max)
-    let videoStart = UInt16.random(in: 0 ... .max)
     /// Packets protected and waiting for the next `sendmmsg`.
     var outgoing: [PacketBuffer] = []
     /// Retransmissions waiting for the next `sendmmsg` (they stay in `history`).
@@ -136,6 +158,18 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     /// Latest receiver-report figures for this leg, read by the control plane.
     let reportedLost = Atomic<Int64>(0)
     let reportedJitterMicroseconds = Atomic<UInt64>(0)
+    /// Congestion control, layers and audio fallback (forwarding thread only).
+    var adaptation = LegAdaptation()
+    /// Which encoding and temporal layers reach the client (forwarding thread only).
+    var route: LegVideoRoute
+    /// The subscriber's preferences (control plane writes, then bumps the generation;
+    /// 0 = none; frame rate in millihertz).
+    let preferredWidth = Atomic<Int>(0)
+    let preferredHeight = Atomic<Int>(0)
+    let preferredFrameRateMillihertz = Atomic<Int>(0)
+    let preferencesGeneration = Atomic<UInt64>(0)
+    /// What the forwarding thread publishes for the control plane and tests.
+    let status = LegStatusAtomics()
 
     /// `audio`/`video`: whether each kind is forwarded from the start; `carriesAudio` /
     /// `carriesVideo`: whether the leg has that kind at all (the publisher sends it), so
@@ -145,8 +179,8 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
         self.subscriberId = subscriberId
         takesAudio = Atomic(audio)
         takesVideo = Atomic(video)
-        videoActive = video
         hasVideo = carriesVideo
+        route = LegVideoRoute(spatial: 0, on: video)
         audioSSRC = ssrcs.next()
         videoSSRC = ssrcs.next()
         history = [PacketBuffer?](repeating: nil, count: Self.historyCapacity)

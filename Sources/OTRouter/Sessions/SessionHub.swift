@@ -50,6 +50,7 @@ final class SessionHub: @unchecked Sendable {
         self.media = media
         self.log = log
         self.counters = counters
+        installQualityHandler()
     }
 
     /// Runs `body` under the lock, then performs the actions it queued.

@@ -6,7 +6,28 @@ import OTSignaling
 extension SessionHub {
     /// Routed: hands one subscriber's preferences to the SFU's layer selection.
     func routedPreferencesChanged(_ preferences: SubscriberPreferences) {
-        // Wired to MediaForwarding by issue 5's router work.
+        media.setPreferences(subscriberId: preferences.subscriberId, width: preferences.preferredWidth,
+                             height: preferences.preferredHeight, frameRate: preferences.preferredFrameRate)
+    }
+
+    /// Routes the SFU's audio-fallback decisions to the subscribing connections
+    /// (`ServerMessage.subscriberQuality`). Called once, from `init`.
+    func installQualityHandler() {
+        media.setSubscriberQualityHandler { [weak self] event in self?.subscriberQualityChanged(event) }
+    }
+
+    /// Sends one audio-fallback decision to the connection that holds the subscription
+    /// (dropped if the subscription or its socket is gone). Takes the hub's lock once.
+    func subscriberQualityChanged(_ event: SubscriberQualityEvent) {
+        perform {
+            for session in sessions.values {
+                guard let subscription = session.subscriptions[event.subscriberId] else { continue }
+                send(.subscriberQuality(event), to: session.connections[subscription.connectionId]?.peer)
+                log.log(.info, "subscriber.quality", session: session.id, connection: subscription.connectionId,
+                        ["subscriber": event.subscriberId, "state": event.state])
+                return
+            }
+        }
     }
 
     /// Relayed: recomputes what the publisher of `streamId` should encode at most and

@@ -306,7 +306,8 @@ extension SessionHub {
         }
         if !session.relayed {
             do {
-                leg = try media.addPublisher(streamId: streamId, audio: request.audioTrack, video: request.videoTrack)
+                leg = try media.addPublisher(streamId: streamId, audio: request.audioTrack, video: request.videoTrack,
+                                             simulcastLayers: min(max(request.simulcastLayers ?? 1, 1), 3))
             } catch {
                 log.log(.error, "media.publisherFailed", session: session.id, connection: me.id, ["error": "\(error)"])
                 return fail(1500, "unable to publish: the media router could not open a leg (\(error))")

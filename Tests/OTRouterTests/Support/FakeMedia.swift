@@ -12,6 +12,9 @@ final class FakeMedia: MediaForwarding {
         var muted: Set<String> = []
         var forwarding: [String: (audio: Bool, video: Bool)] = [:]  // subscriber id → what setForwarding last said
         var log: [String] = []
+        var preferences: [String: [Double?]] = [:]  // subscriber id → [width, height, frame rate]
+        var simulcastLayers: [String: Int] = [:]  // stream id → encodings asked for
+        var qualityHandler: SubscriberQualityHandler?
     }
 
     let calls = Mutex(Calls())
@@ -21,6 +24,20 @@ final class FakeMedia: MediaForwarding {
         calls.withLock { $0.publishers.insert(streamId); $0.log.append("addPublisher \(streamId)") }
         return leg(audio: audio, video: video)
     }
+
+    func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int) throws(MediaError) -> WireMediaLeg {
+        calls.withLock { $0.simulcastLayers[streamId] = simulcastLayers }
+        return try addPublisher(streamId: streamId, audio: audio, video: video)
+    }
+
+    func setPreferences(subscriberId: String, width: Int?, height: Int?, frameRate: Double?) {
+        calls.withLock { $0.preferences[subscriberId] = [width.map(Double.init), height.map(Double.init), frameRate] }
+    }
+
+    func setSubscriberQualityHandler(_ handler: SubscriberQualityHandler?) { calls.withLock { $0.qualityHandler = handler } }
+
+    /// Plays the SFU deciding something about a subscriber's video.
+    func reportQuality(_ event: SubscriberQualityEvent) { calls.withLock { $0.qualityHandler }?(event) }
 
     func removePublisher(streamId: String) {
         calls.withLock { calls in
