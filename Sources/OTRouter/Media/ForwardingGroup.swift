@@ -27,6 +27,9 @@ final class ForwardingGroup: Sendable {
     let counters = GroupCounters()
     /// Force mute: audio is dropped while set.
     let audioMuted = Atomic<Bool>(false)
+    /// The publisher's subscriberAudioFallbackEnabled: false keeps every leg's video on
+    /// (layers still adapt). Written by the control plane, read by the forwarding thread.
+    let audioFallbackAllowed = Atomic<Bool>(true)
     /// The encodings (bit = spatial index) a keyframe should be asked of the publisher
     /// for (a new subscriber, a PLI/FIR, a spatial switch, video back on).
     let keyframeWanted = Atomic<UInt8>(0)

@@ -35,7 +35,16 @@ extension ForwardingHandler {
         }
         // Judged only while the publisher sends video and the subscriber is reachable: a
         // stream without video, or a leg not heard from yet, says nothing about the path.
-        if leg.hasVideo, leg.takesVideo.load(ordering: .relaxed), leg.address != nil, meter.videoRate >= Self.videoFlowing {
+        if !group.audioFallbackAllowed.load(ordering: .relaxed) {
+            // The publisher turned subscriber audio fallback off: video stays on (a leg
+            // already off comes back), only layers adapt.
+            if leg.adaptation.fallbackOff {
+                leg.adaptation.fallbackOff = false
+                leg.adaptation.fallback = AudioFallbackController(configuration: LegAdaptation.fallbackConfiguration)
+                group.requestKeyframe(encoding: leg.route.spatial)
+                group.report(subscriberId: leg.subscriberId, state: "enabled")
+            }
+        } else if leg.hasVideo, leg.takesVideo.load(ordering: .relaxed), leg.address != nil, meter.videoRate >= Self.videoFlowing {
             let audio = leg.takesAudio.load(ordering: .relaxed) ? meter.audioRate : 0
             let loss = leg.adaptation.estimator.state.lossFraction
             let available = leg.adaptation.fallbackBitrate(estimate: estimate) - audio

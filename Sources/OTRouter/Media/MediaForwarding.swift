@@ -33,6 +33,9 @@ public protocol MediaForwarding: AnyObject, Sendable {
     /// Sets where the router's audio-fallback decisions per subscriber leg go (they become
     /// `ServerMessage.subscriberQuality` to that subscriber); nil: nowhere.
     func setSubscriberQualityHandler(_ handler: SubscriberQualityHandler?)
+    /// The publisher's subscriberAudioFallbackEnabled for `streamId`: false means the
+    /// router never turns that stream's video off for a subscriber (layers still adapt).
+    func setSubscriberAudioFallback(streamId: String, enabled: Bool)
     /// Totals over every leg since the router started.
     var totals: ForwardingCounters { get }
     /// The counters of one published stream (its publisher leg and everything forwarded
@@ -51,6 +54,9 @@ extension MediaForwarding {
 
     /// Media planes without audio fallback report nothing.
     public func setSubscriberQualityHandler(_ handler: SubscriberQualityHandler?) {}
+
+    /// Media planes without audio fallback have nothing to switch.
+    public func setSubscriberAudioFallback(streamId: String, enabled: Bool) {}
 }
 
 /// What the media plane has done, for `/metrics`, tests and `otbench router`.

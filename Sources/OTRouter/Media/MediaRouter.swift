@@ -163,6 +163,12 @@ public final class MediaRouter: MediaForwarding {
         group(of: subscriberId)?.setPreferences(subscriberId: subscriberId, width: width, height: height, frameRate: frameRate)
     }
 
+    /// Allows or forbids audio fallback for every subscriber of `streamId` (unknown ids are
+    /// ignored). Cost: a registry lookup and one atomic store.
+    public func setSubscriberAudioFallback(streamId: String, enabled: Bool) {
+        registry.withLock { $0.groups[streamId] }?.audioFallbackAllowed.store(enabled, ordering: .relaxed)
+    }
+
     /// Sets where audio-fallback events go, for every stream now and later.
     public func setSubscriberQualityHandler(_ handler: SubscriberQualityHandler?) {
         let groups = registry.withLock { registry in
