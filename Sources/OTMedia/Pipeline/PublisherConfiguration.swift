@@ -21,6 +21,11 @@ public struct PublisherConfiguration: Sendable {
     public var maximumPayloadSize = VP8Packetizer.defaultMaxPayloadSize
     /// The RTCP CNAME (RFC 3550 6.5.1) shared by this publisher's streams.
     public var cname = "otkit-publisher"
+    /// The congestion controller's bounds: the estimate starts at `initialBitrate`, stays
+    /// within `minBitrate...maxBitrate` (audio and video together, bits/s), and probing
+    /// stops at the maximum.
+    public var bandwidthEstimation = BandwidthEstimatorConfiguration(initialBitrate: 1_000_000, minBitrate: 100_000,
+                                                                     maxBitrate: 2_500_000)
     /// Nanoseconds between sender reports.
     public var senderReportIntervalNanoseconds: UInt64 = 1_000_000_000
 

@@ -1,7 +1,9 @@
 /// The publisher's feedback thread: reads RTCP from the receiver on the media socket
 /// (RFC 5761 mux) and acts on it — NACK → resend from the retransmission store, PLI/FIR →
 /// keyframe, receiver report → loss, jitter and RTT — and sends sender reports + SDES
-/// every `senderReportInterval`.
+/// every `senderReportInterval`. It is also the transport thread: `PublisherTransport`
+/// paces, numbers, protects and sends every RTP packet, and turns transport-wide feedback
+/// into the bandwidth estimate.
 ///
 /// Cost per datagram: one SRTCP unprotect and a parse over the bytes; per NACKed packet
 /// one copy and one send; no allocation in steady state.
@@ -15,6 +17,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private let messages = UDPMessageBatch(capacity: 16)
     private let resendMessages = UDPMessageBatch(capacity: 32)
     private var nextReport: UInt64 = 0
+    private let transport: PublisherTransport
 
     init(pipeline: PublisherPipeline) throws(MediaError) {
         self.pipeline = pipeline
@@ -26,11 +29,15 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         rtcp = try RTCPSender(socket: pipeline.socket, pool: pipeline.pool, keys: keys?.send, cname: pipeline.configuration.cname)
         for _ in 0..<16 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
         resend.reserveCapacity(64)
+        transport = try PublisherTransport(pipeline: pipeline, now: pipeline.clock.nanoseconds())
     }
 
     func pipelineStarted(now: UInt64) { nextReport = now + 200_000_000 }
 
+    func wokenUp(now: UInt64) { _ = transport.pump(now: now) }
+
     func pipelineStopped(now: UInt64) {
+        transport.releaseQueued()
         for buffer in receiveBuffers { pipeline.pool.release(buffer) }
         receiveBuffers.removeAll()
     }
@@ -50,7 +57,8 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             sendReports(now: now)
             nextReport = now + pipeline.configuration.senderReportIntervalNanoseconds
         }
-        return nextReport
+        guard let send = transport.pump(now: now) else { return nextReport }
+        return min(send, nextReport)
     }
 
     private func handle(_ buffer: PacketBuffer, now: UInt64) {
@@ -83,6 +91,8 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
                 keyframeRequested()
             case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == pipeline.videoSender?.parameters.ssrc }:
                 keyframeRequested()
+            case .transportWideFeedback(let feedback):
+                transport.onTransportFeedback(feedback, now: now)
             case .receiverReport(let report):
                 for block in report.reportBlocks { take(block, now: now) }
             case .senderReport(let report):
@@ -141,9 +151,12 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         }
         counters.packetsLost.store(Int64(block.cumulativeLost), ordering: .relaxed)
         counters.jitter.store(UInt64(block.jitter) * 1_000_000_000 / UInt64(clockRate), ordering: .relaxed)
-        if let rtt = RTCPRoundTrip.nanoseconds(arrival: ntp.timestamp(atMonotonic: now), lastSenderReport: block.lastSenderReport,
-                                               delaySinceLastSenderReport: block.delaySinceLastSenderReport) {
-            counters.roundTrip.store(rtt, ordering: .relaxed)
+        let rtt = RTCPRoundTrip.nanoseconds(arrival: ntp.timestamp(atMonotonic: now), lastSenderReport: block.lastSenderReport,
+                                            delaySinceLastSenderReport: block.delaySinceLastSenderReport)
+        if let rtt { counters.roundTrip.store(rtt, ordering: .relaxed) }
+        // One loss figure per report: video's, or audio's when there is no video.
+        if counters === pipeline.videoCounters || pipeline.videoSender == nil {
+            transport.onReceiverReport(fractionLost: block.fractionLost, roundTripNanoseconds: rtt, now: now)
         }
     }
 

@@ -39,6 +39,11 @@ public final class PublisherPipeline: Sendable {
     /// thread, read by the video thread once per frame.
     let videoTargetBitrate = Atomic<UInt64>(0)
     let pool: PacketBufferPool
+    /// Packets the capture threads hand to the transport (feedback) thread for pacing.
+    let outgoing = OutgoingPacketQueue(capacity: 512)
+    /// Congestion-control counters: estimate, video target, pacing and padding rates,
+    /// feedback and probe packets, pacer drops and bursts.
+    public let transportCounters = TransportCounters()
     private let videoSource: (any VideoSource)?
     private let audioSource: (any AudioSource)?
     private let threads = Mutex<[LoopThread]>([])
@@ -68,7 +73,7 @@ public final class PublisherPipeline: Sendable {
         audioSender = self.audioSource == nil ? nil
             : try RTPStreamSender(parameters: configuration.audioStream, keys: configuration.keys?.send)
         // Room for one keyframe's packets in flight plus the feedback thread's.
-        pool = PacketBufferPool(initialCount: 96, maximumCount: 512, bufferSize: 1600, headroom: 0)
+        pool = PacketBufferPool(initialCount: 96, maximumCount: 1200, bufferSize: 1600, headroom: 0)
     }
 
     deinit { stop() }
@@ -154,6 +159,17 @@ public final class PublisherPipeline: Sendable {
     /// The video bitrate the bandwidth estimate allows now, bits per second; 0 until the
     /// first estimate. Cost: one relaxed atomic load.
     public var targetVideoBitrate: UInt64 { videoTargetBitrate.load(ordering: .relaxed) }
+
+    /// Wakes the transport thread after handing packets over (no lock held across the
+    /// wake-up's write).
+    func wakeTransport() {
+        let thread = feedback.withLock { $0 }
+        thread?.wake()
+    }
+
+    /// The current bandwidth estimate, bits/s; 0 before the first transport-wide
+    /// feedback. Cost: one relaxed atomic load.
+    public var bandwidthEstimate: UInt64 { transportCounters.estimate.load(ordering: .relaxed) }
 
     /// Asks the video encoder for a keyframe on its next frame.
     public func requestKeyframe() { keyframeRequested.store(true, ordering: .relaxed) }

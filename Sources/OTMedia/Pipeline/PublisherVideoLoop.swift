@@ -1,10 +1,11 @@
-/// The publisher's video capture thread body: source → VP8 → RFC 7741 packets → SRTP →
-/// one `sendmmsg` per frame, then the frame's packets into the retransmission store.
+/// The publisher's video capture thread body: source → VP8 → RFC 7741 packets (with the
+/// transport-wide extension's placeholder) → handed to the transport thread, which paces,
+/// numbers, protects and sends them and keeps them for NACKs (`PublisherTransport`).
 /// Frames captured while the pipeline's `videoEnabled` is false are dropped before the
 /// encoder and counted.
 ///
-/// Cost per frame: the encode, one protect and one 1.2 KB copy per packet, one batched
-/// send; no allocation (the packet array and message batch are reused).
+/// Cost per frame: the encode, one lock and one wake-up of the transport thread; no
+/// allocation (the packet arrays are reused).
 final class PublisherVideoLoop: @unchecked Sendable {
     private let pipeline: PublisherPipeline
     private let source: any VideoSource
@@ -13,7 +14,10 @@ final class PublisherVideoLoop: @unchecked Sendable {
     private var packetizer: VP8Packetizer
     private let destination: SocketAddress
     private var batch: [PacketBuffer] = []
-    private let messages = UDPMessageBatch(capacity: 32)
+    private var lengths: [Int] = []
+    private var payloadSizes: [Int] = []
+    private let maximumKbps: Int
+    private var appliedKbps: Int
 
     init(pipeline: PublisherPipeline, source: any VideoSource, settings: VP8EncoderSettings, sender: RTPStreamSender) throws(MediaError) {
         self.pipeline = pipeline
@@ -28,6 +32,10 @@ final class PublisherVideoLoop: @unchecked Sendable {
         }
         destination = pipeline.configuration.destination
         batch.reserveCapacity(256)
+        lengths.reserveCapacity(256)
+        payloadSizes.reserveCapacity(256)
+        maximumKbps = settings.bitrateKbps
+        appliedKbps = settings.bitrateKbps
     }
 
     func run(_ flag: StopFlag) {
@@ -67,7 +75,7 @@ final class PublisherVideoLoop: @unchecked Sendable {
 
     private func packetize(_ encoded: EncodedVideoFrame, timestamp: UInt32) throws(MediaError) {
         do { _ = try packetizer.begin(encoded) } catch { throw MediaError(.codecFailure, "VP8 packetizer: \(error)") }
-        let headerSize = RTPHeader.fixedSize
+        let headerSize = RTPHeader.fixedSize + PublisherTransport.extensionBytes
         while packetizer.remainingPackets > 0 {
             guard let buffer = pipeline.pool.take() else {
                 throw MediaError(.systemError, "publisher packet pool exhausted; frame truncated")
@@ -81,35 +89,47 @@ final class PublisherVideoLoop: @unchecked Sendable {
                 throw MediaError(.codecFailure, "VP8 packetizer: \(error)")
             }
             guard let written else { pipeline.pool.release(buffer); break }
-            let header = sender.nextHeader(timestamp: timestamp, marker: written.isLast)
+            let header = PublisherTransport.withTransportSequence(sender.nextHeader(timestamp: timestamp,
+                                                                                    marker: written.isLast))
             do { _ = try header.write(into: region) } catch {
                 pipeline.pool.release(buffer)
                 throw MediaError(.systemError, "RTP header: \(error)")
             }
-            do { try sender.finish(buffer, length: headerSize + written.length, payloadBytes: written.length) } catch {
-                pipeline.pool.release(buffer)
-                throw error
-            }
             buffer.peer = destination
             batch.append(buffer)
+            lengths.append(headerSize + written.length)
+            payloadSizes.append(written.length)
         }
     }
 
-    /// Sends the frame's packets in one batch, keeps them for NACKs, recycles them.
+    /// Hands the frame's packets to the transport thread (which paces and sends them) and
+    /// wakes it; a full hand-over ring drops the rest of the frame (counted).
     private func flush() {
+        followTarget()
         guard !batch.isEmpty else { return }
-        let counters = pipeline.videoCounters
-        do {
-            let result = try pipeline.socket.send(batch, batch: messages)
-            var bytes: UInt64 = 0
-            for buffer in batch.prefix(result.count) { bytes += UInt64(buffer.length) }
-            counters.packets.add(UInt64(result.count), ordering: .relaxed)
-            counters.bytes.add(bytes, ordering: .relaxed)
-        } catch {
-            pipeline.record(MediaError(.networkFailure, "video send failed: \(error)"))
+        for (index, buffer) in batch.enumerated() {
+            let entry = OutgoingPacketQueue.Entry(buffer: buffer, kind: .video, length: lengths[index],
+                                                  payloadBytes: payloadSizes[index])
+            if !pipeline.outgoing.push(entry) {
+                pipeline.pool.release(buffer)
+                pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
+            }
         }
-        pipeline.retransmissions.store(batch)
-        for buffer in batch { pipeline.pool.release(buffer) }
+        pipeline.wakeTransport()
         batch.removeAll(keepingCapacity: true)
+        lengths.removeAll(keepingCapacity: true)
+        payloadSizes.removeAll(keepingCapacity: true)
+    }
+
+    /// Interim, until the adaptive encoder (PUBENC) reads `videoTargetBitrate` itself: the
+    /// encoder's bitrate follows the target (never above the configured rate) when it moved
+    /// by more than 10 %.
+    private func followTarget() {
+        let target = pipeline.videoTargetBitrate.load(ordering: .relaxed)
+        guard target > 0 else { return }
+        let kbps = min(maximumKbps, max(30, Int(target / 1000)))
+        guard abs(kbps - appliedKbps) * 10 > appliedKbps else { return }
+        do { try encoder.setBitrate(kbps: kbps) } catch { return }
+        appliedKbps = kbps
     }
 }
