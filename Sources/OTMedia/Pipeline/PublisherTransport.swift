@@ -30,6 +30,10 @@ final class PublisherTransport {
     /// Packet overhead left out of the video target: RTP/SRTP/UDP/IPv4 headers over
     /// ~1200-byte packets are about 6 %.
     static let videoPayloadShare = 0.94
+    /// The pacer's queue drains within this long: when the encoder produces more than the
+    /// estimate (it follows the target with a delay), the pacing rate rises above
+    /// `pacingFactor` × the estimate rather than letting packets wait for seconds.
+    static let queueTimeLimitNanoseconds: UInt64 = 500_000_000
     /// How often the application-limited check runs, nanoseconds.
     static let probeCheckNanoseconds: UInt64 = 250_000_000
 
@@ -54,6 +58,7 @@ final class PublisherTransport {
     private var windowStart: UInt64 = 0
     private var windowMediaBytes = 0
     private let audioShare: Int
+    private var basePacingRate: UInt64
 
     init(pipeline: PublisherPipeline, now: UInt64) throws(MediaError) {
         self.pipeline = pipeline
@@ -63,6 +68,7 @@ final class PublisherTransport {
         pacer = Pacer(configuration: Pacer.Configuration(burstNanoseconds: 5_000_000, audioCapacity: 64,
                                                          videoCapacity: capacity - 64, paddingPacketSize: 255),
                       pacingRate: Self.pacingRate(configuration.bandwidthEstimation.maxBitrate), now: now)
+        basePacingRate = Self.pacingRate(configuration.bandwidthEstimation.maxBitrate)
         handles = HandleTable(capacity: capacity)
         kinds = Array(repeating: .video, count: capacity)
         lengths = Array(repeating: 0, count: capacity)
@@ -115,6 +121,7 @@ final class PublisherTransport {
                 counters.droppedPackets.add(1, ordering: .relaxed)
             }
         }
+        applyPacingRate(now: now)
         var turnBytes = 0
         while let packet = pacer.dequeue(now: now) {
             if packet.kind == .padding {
@@ -239,11 +246,18 @@ final class PublisherTransport {
         let counters = pipeline.transportCounters
         counters.estimate.store(UInt64(estimate), ordering: .relaxed)
         counters.videoTarget.store(video, ordering: .relaxed)
-        let rate = Self.pacingRate(estimate)
-        if rate != pacer.pacingRate {
-            pacer.setPacingRate(rate, now: now)
-            counters.pacingRate.store(rate, ordering: .relaxed)
-        }
+        basePacingRate = Self.pacingRate(estimate)
+        applyPacingRate(now: now)
+    }
+
+    /// `basePacingRate`, or faster when the queue would not drain within
+    /// `queueTimeLimitNanoseconds` at it.
+    private func applyPacingRate(now: UInt64) {
+        let drain = UInt64(pacer.queuedBytes) * 8 * 1_000_000_000 / Self.queueTimeLimitNanoseconds
+        let rate = max(basePacingRate, drain)
+        guard rate != pacer.pacingRate else { return }
+        pacer.setPacingRate(rate, now: now)
+        pipeline.transportCounters.pacingRate.store(rate, ordering: .relaxed)
     }
 
     /// Every `probeCheckNanoseconds`: probe (pad up to the estimate) while video sends
