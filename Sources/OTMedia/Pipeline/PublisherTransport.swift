@@ -92,11 +92,16 @@ final class PublisherTransport {
     /// patches it at `sequenceOffset`).
     static func withTransportSequence(_ header: RTPHeader) -> RTPHeader {
         var header = header
-        var extensions = RTPHeaderExtensions()
-        try? TransportSequenceNumbers.append(0, id: RTPExtensionID.transportWideSequence, to: &extensions)
-        header.extensions = extensions
+        header.extensions = placeholder
         return header
     }
+
+    /// The extension block with number 0, built once.
+    static let placeholder: RTPHeaderExtensions = {
+        var extensions = RTPHeaderExtensions()
+        try? TransportSequenceNumbers.append(0, id: RTPExtensionID.transportWideSequence, to: &extensions)
+        return extensions
+    }()
 
     // MARK: Sending
 
