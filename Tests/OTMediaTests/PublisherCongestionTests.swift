@@ -95,7 +95,9 @@ import Testing
         // The estimate (audio + video) falls under the cap (generous deadline: the goal is 10 s).
         #expect(Self.poll(seconds: 20) { link.publisher.bandwidthEstimate <= cap })
         #expect(link.publisher.targetVideoBitrate < cap)
-        // The sent rate follows: measured over ~3 s of counters.
+        // The sent rate follows: measured over ~3 s of counters, after 2 s for the encoder's
+        // 1 s rate buffer and the pacer's queue to settle at the new target.
+        Thread.sleep(forTimeInterval: 2)
         let bytesBefore = link.sentBytes
         let videoBefore = link.publisher.videoCounters.snapshot()
         let probesBefore = link.publisher.transportCounters.snapshot()

@@ -78,6 +78,9 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
             return
         }
+        // Authenticated (or, without keys, well-formed) RTCP: a relayed destination.
+        let source = buffer.peer
+        transport.learn(source, now: now)
         var packets = compound.makeIterator()
         defer {
             // A known packet type that did not parse inside a valid compound is bad input too.
@@ -86,17 +89,17 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         while let packet = packets.next() {
             switch packet {
             case .genericNACK(let nack) where nack.mediaSSRC == pipeline.videoSender?.parameters.ssrc:
-                answer(nack, now: now)
+                answer(nack, to: pipeline.configuration.relayedFanOut ? source : nil, now: now)
             case .pictureLossIndication(let pli) where pli.mediaSSRC == pipeline.videoSender?.parameters.ssrc:
                 keyframeRequested()
             case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == pipeline.videoSender?.parameters.ssrc }:
                 keyframeRequested()
             case .transportWideFeedback(let feedback):
-                transport.onTransportFeedback(feedback, now: now)
+                transport.onTransportFeedback(feedback, from: source, now: now)
             case .receiverReport(let report):
-                for block in report.reportBlocks { take(block, now: now) }
+                for block in report.reportBlocks { take(block, from: source, now: now) }
             case .senderReport(let report):
-                for block in report.reportBlocks { take(block, now: now) }
+                for block in report.reportBlocks { take(block, from: source, now: now) }
             default:
                 continue
             }
@@ -108,8 +111,8 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         pipeline.requestKeyframe()
     }
 
-    private func answer(_ nack: GenericNACK, now: UInt64) {
-        let destination = pipeline.configuration.destination
+    private func answer(_ nack: GenericNACK, to source: SocketAddress?, now: UInt64) {
+        let destination = source ?? pipeline.configuration.destination
         for sequence in nack.lostSequenceNumbers {
             pipeline.videoCounters.nacks.add(1, ordering: .relaxed)
             guard let buffer = pipeline.pool.take() else { break }
@@ -137,7 +140,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     }
 
     /// A report block about one of our streams: loss, jitter, and RTT (RFC 3550 6.4.1).
-    private func take(_ block: ReportBlock, now: UInt64) {
+    private func take(_ block: ReportBlock, from source: SocketAddress?, now: UInt64) {
         let counters: StreamCounters
         let clockRate: Int
         if let video = pipeline.videoSender, block.ssrc == video.parameters.ssrc {
@@ -156,13 +159,20 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         if let rtt { counters.roundTrip.store(rtt, ordering: .relaxed) }
         // One loss figure per report: video's, or audio's when there is no video.
         if counters === pipeline.videoCounters || pipeline.videoSender == nil {
-            transport.onReceiverReport(fractionLost: block.fractionLost, roundTripNanoseconds: rtt, now: now)
+            transport.onReceiverReport(fractionLost: block.fractionLost, roundTripNanoseconds: rtt, from: source, now: now)
         }
     }
 
     /// One SR + SDES compound per stream that has sent something.
     private func sendReports(now: UInt64) {
         let configuration = pipeline.configuration
+        if configuration.relayedFanOut {
+            for destination in transport.relayedDestinations {
+                if let video = pipeline.videoSender { sendReport(for: video, to: destination, now: now) }
+                if let audio = pipeline.audioSender { sendReport(for: audio, to: destination, now: now) }
+            }
+            return
+        }
         if let video = pipeline.videoSender { sendReport(for: video, to: configuration.destination, now: now) }
         if let audio = pipeline.audioSender {
             sendReport(for: audio, to: configuration.audioDestination ?? configuration.destination, now: now)

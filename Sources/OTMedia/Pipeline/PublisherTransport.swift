@@ -44,17 +44,15 @@ final class PublisherTransport {
     private var lengths: [Int]
     private var payloads: [Int]
     private var numbers = TransportSequenceNumbers(start: .random(in: 0...UInt16.max))
-    private var history = SentPacketHistory()
-    private var adapter = TransportFeedbackAdapter()
     private var results: [PacketResult] = []
-    private(set) var estimator: BandwidthEstimator
+    /// Routed: one leg for the configured destination; relayed: one per learned address.
+    private var legs: [PublisherTransportLeg] = []
+    private let relayed: Bool
     private let probeSender: RTPStreamSender
     private var batch: [PacketBuffer] = []
     private var batchKinds: [SentPacketKind] = []
     private var videoBatch: [PacketBuffer] = []
     private let messages = UDPMessageBatch(capacity: 64)
-    private var hasFeedback = false
-    private var lastFeedbackAt: UInt64 = 0
     private var windowStart: UInt64 = 0
     private var windowMediaBytes = 0
     private let audioShare: Int
@@ -63,7 +61,9 @@ final class PublisherTransport {
     init(pipeline: PublisherPipeline, now: UInt64) throws(MediaError) {
         self.pipeline = pipeline
         let configuration = pipeline.configuration
-        estimator = BandwidthEstimator(configuration: configuration.bandwidthEstimation)
+        relayed = configuration.relayedFanOut
+        legs.reserveCapacity(max(1, configuration.relayedDestinationLimit))
+        if !relayed { legs.append(PublisherTransportLeg(address: nil, configuration: configuration.bandwidthEstimation, now: now)) }
         let capacity = 512
         pacer = Pacer(configuration: Pacer.Configuration(burstNanoseconds: 5_000_000, audioCapacity: 64,
                                                          videoCapacity: capacity - 64, paddingPacketSize: 255),
@@ -165,12 +165,47 @@ final class PublisherTransport {
             pipeline.pool.release(buffer)
             return 0
         }
-        history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: kind)
+        for leg in legs { leg.history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: kind) }
         pipeline.transportCounters.pacedPackets.add(1, ordering: .relaxed)
+        if kind != .audio { videoBatch.append(buffer) }
+        return fanOut(buffer, kind: kind)
+    }
+
+    /// Queues `buffer` for sending: routed, to the peer it carries; relayed, to every
+    /// learned destination (copies from the pool for all but the first). Returns the
+    /// bytes queued; 0 (and the buffer released) when relayed with no destination yet.
+    private func fanOut(_ buffer: PacketBuffer, kind: SentPacketKind) -> Int {
+        guard relayed else {
+            append(buffer, kind: kind)
+            return buffer.length
+        }
+        guard let first = legs.first?.address else {
+            if kind != .audio, videoBatch.last === buffer { videoBatch.removeLast() }
+            pipeline.pool.release(buffer)
+            pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
+            return 0
+        }
+        buffer.peer = first
+        append(buffer, kind: kind)
+        var bytes = buffer.length
+        for leg in legs.dropFirst() {
+            guard let address = leg.address, let copy = pipeline.pool.take() else { continue }
+            guard copy.assign(UnsafeRawBufferPointer(buffer.bytes)) else {
+                pipeline.pool.release(copy)
+                continue
+            }
+            copy.peer = address
+            // Copies count as the same kind but are not kept for NACKs (the first is).
+            append(copy, kind: kind == .audio ? .audio : (kind == .padding ? .padding : .retransmission))
+            bytes += copy.length
+        }
+        return bytes
+    }
+
+    private func append(_ buffer: PacketBuffer, kind: SentPacketKind) {
+        if batch.count == messages.capacity { flush() }
         batch.append(buffer)
         batchKinds.append(kind)
-        if kind != .audio { videoBatch.append(buffer) }
-        return buffer.length
     }
 
     /// One padding-only probe packet (RFC 3550 5.1: the last padding byte is the count).
@@ -193,12 +228,11 @@ final class PublisherTransport {
             return 0
         }
         buffer.peer = pipeline.configuration.destination
-        history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: .padding)
+        for leg in legs { leg.history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: .padding) }
+        let bytes = fanOut(buffer, kind: .padding)
         pipeline.transportCounters.probePackets.add(1, ordering: .relaxed)
-        pipeline.transportCounters.probeBytes.add(UInt64(buffer.length), ordering: .relaxed)
-        batch.append(buffer)
-        batchKinds.append(.padding)
-        return buffer.length
+        pipeline.transportCounters.probeBytes.add(UInt64(bytes), ordering: .relaxed)
+        return bytes
     }
 
     /// Sends the batch (one `sendmmsg`), keeps video for NACKs, recycles the buffers.
@@ -226,26 +260,59 @@ final class PublisherTransport {
 
     // MARK: Feedback
 
-    /// One transport-wide feedback: results into the estimator, the targets updated.
-    func onTransportFeedback(_ feedback: TransportWideCCFeedback, now: UInt64) {
-        adapter.adapt(feedback, history: &history, now: now, into: &results)
+    /// Relayed: notes that authenticated RTCP came from `address` at `now`, adding it as a
+    /// destination when there is room. Routed: nothing. Cost: a scan of ≤ 8 legs; a new
+    /// leg allocates its estimator once.
+    func learn(_ address: SocketAddress?, now: UInt64) {
+        guard relayed, let address else { return }
+        if let leg = legs.first(where: { $0.address == address }) {
+            leg.lastHeard = now
+            return
+        }
+        guard legs.count < pipeline.configuration.relayedDestinationLimit else { return }
+        legs.append(PublisherTransportLeg(address: address, configuration: pipeline.configuration.bandwidthEstimation,
+                                          now: now))
+        pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
+        pipeline.requestKeyframe()  // a new receiver needs a keyframe to start
+    }
+
+    /// Relayed destinations now (routed: empty).
+    var relayedDestinations: [SocketAddress] { relayed ? legs.compactMap(\.address) : [] }
+
+    private func leg(for source: SocketAddress?) -> PublisherTransportLeg? {
+        relayed ? legs.first { $0.address == source } : legs.first
+    }
+
+    /// One transport-wide feedback from `source`: results into that leg's estimator, the
+    /// targets updated.
+    func onTransportFeedback(_ feedback: TransportWideCCFeedback, from source: SocketAddress?, now: UInt64) {
+        guard let leg = leg(for: source) else { return }
+        leg.adapter.adapt(feedback, history: &leg.history, now: now, into: &results)
         pipeline.transportCounters.feedbackPackets.add(1, ordering: .relaxed)
-        hasFeedback = true
-        lastFeedbackAt = now
+        leg.hasFeedback = true
+        leg.lastFeedbackAt = now
         guard !results.isEmpty else { return }
-        estimator.onTransportFeedback(results, now: now)
+        leg.estimator.onTransportFeedback(results, now: now)
         updateTargets(now: now)
     }
 
     /// A receiver report's fraction lost (0...255) and the round trip it gave, if any.
-    func onReceiverReport(fractionLost: UInt8, roundTripNanoseconds: UInt64?, now: UInt64) {
-        if let rtt = roundTripNanoseconds { estimator.onRTT(nanoseconds: rtt) }
-        estimator.onLossReport(fractionLost: Double(fractionLost) / 256, now: now)
-        if hasFeedback { updateTargets(now: now) }
+    func onReceiverReport(fractionLost: UInt8, roundTripNanoseconds: UInt64?, from source: SocketAddress?, now: UInt64) {
+        guard let leg = leg(for: source) else { return }
+        if let rtt = roundTripNanoseconds { leg.estimator.onRTT(nanoseconds: rtt) }
+        leg.estimator.onLossReport(fractionLost: Double(fractionLost) / 256, now: now)
+        if leg.hasFeedback { updateTargets(now: now) }
+    }
+
+    /// The smallest estimate among legs that gave feedback (nil: none yet).
+    private var estimate: Int? {
+        var lowest: Int?
+        for leg in legs where leg.hasFeedback { lowest = min(lowest ?? .max, leg.estimator.targetBitrate) }
+        return lowest
     }
 
     private func updateTargets(now: UInt64) {
-        let estimate = estimator.targetBitrate
+        guard let estimate else { return }
         let video = UInt64(max(0, Double(estimate - audioShare) * Self.videoPayloadShare))
         pipeline.videoTargetBitrate.store(video, ordering: .relaxed)
         let counters = pipeline.transportCounters
@@ -273,16 +340,28 @@ final class PublisherTransport {
         let mediaRate = UInt64(windowMediaBytes) * 8 * 1_000_000_000 / max(elapsed, 1)
         windowStart = now
         windowMediaBytes = 0
-        let estimate = estimator.targetBitrate
+        expireLegs(now: now)
+        let estimate = self.estimate ?? pipeline.configuration.bandwidthEstimation.maxBitrate
         let target = pipeline.videoTargetBitrate.load(ordering: .relaxed)
         let videoOff = !pipeline.videoSwitch.load(ordering: .relaxed) || pipeline.videoSender == nil
         let limited = videoOff || mediaRate * 4 < target * 3
-        let answering = hasFeedback && now &- lastFeedbackAt < 2_000_000_000
+        let answering = legs.contains { $0.isAnswering(now: now) }
         let padding: UInt64 = limited && answering && estimate < pipeline.configuration.bandwidthEstimation.maxBitrate
             ? UInt64(estimate) : 0
         if padding != pacer.paddingRate {
             pacer.setPaddingRate(padding, now: now)
             pipeline.transportCounters.paddingRate.store(padding, ordering: .relaxed)
+        }
+    }
+
+    /// Relayed: drops destinations not heard from within the timeout.
+    private func expireLegs(now: UInt64) {
+        guard relayed else { return }
+        let timeout = pipeline.configuration.relayedDestinationTimeoutNanoseconds
+        if legs.contains(where: { now &- $0.lastHeard > timeout }) {
+            legs.removeAll { now &- $0.lastHeard > timeout }
+            pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
+            updateTargets(now: now)
         }
     }
 }

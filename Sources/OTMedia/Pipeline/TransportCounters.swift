@@ -33,6 +33,8 @@ public final class TransportCounters: Sendable {
         public var largestBurstBytes: UInt64
         /// Packets recorded with a transport-wide sequence number (receiver).
         public var recordedPackets: UInt64
+        /// Relayed destinations the publisher sends to now (0 when routed).
+        public var relayedDestinations: UInt64
     }
 
     let estimate = Atomic<UInt64>(0)
@@ -47,6 +49,7 @@ public final class TransportCounters: Sendable {
     let burstsOverBound = Atomic<UInt64>(0)
     let largestBurstBytes = Atomic<UInt64>(0)
     let recordedPackets = Atomic<UInt64>(0)
+    let relayedDestinations = Atomic<UInt64>(0)
 
     /// All zeros.
     public init() {}
@@ -62,6 +65,7 @@ public final class TransportCounters: Sendable {
                  pacedPackets: pacedPackets.load(ordering: .relaxed), droppedPackets: droppedPackets.load(ordering: .relaxed),
                  burstsOverBound: burstsOverBound.load(ordering: .relaxed),
                  largestBurstBytes: largestBurstBytes.load(ordering: .relaxed),
-                 recordedPackets: recordedPackets.load(ordering: .relaxed))
+                 recordedPackets: recordedPackets.load(ordering: .relaxed),
+                 relayedDestinations: relayedDestinations.load(ordering: .relaxed))
     }
 }
