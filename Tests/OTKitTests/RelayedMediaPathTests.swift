@@ -9,24 +9,18 @@ import Testing
 /// OTKit in a relayed session with the real router: the publisher binds its own socket
 /// and announces it (address, keys, SSRCs); the subscriber's pipeline is set up from that
 /// leg (its RTCP goes to the publisher, its keys mirror the publisher's); the subscriber's
-/// preferences come back to the publisher as an encoding limit. Media itself needs the
-/// publisher pipeline's relayed fan-out (PUBTX): that test is enabled by
-/// `PublisherPipelineSeam.relayedFanOutAvailable` once the integration connects it.
+/// preferences come back to the publisher as an encoding limit; media flows peer to peer
+/// (the publisher pipeline's relayed fan-out learns the subscriber from its RTCP).
 @Suite(.serialized)
 struct RelayedMediaPathTests {
     static let project = ProjectCredentials(apiKey: "4733", apiSecret: "0123456789abcdef0123456789abcdef01234733")
     private let kit = SessionTestKit(project: Self.project)
 
-    @Test func theSubscriberIsSetUpFromThePublishersOwnLegAndItsPreferencesLimitTheEncoder() throws {
-        try AudioDeviceTestLock.run { try body(expectMedia: false) }
+    @Test func theSubscriberIsSetUpFromThePublishersOwnLegMediaFlowsAndItsPreferencesLimitTheEncoder() throws {
+        try AudioDeviceTestLock.run { try body() }
     }
 
-    @Test(.enabled(if: PublisherPipelineSeam.relayedFanOutAvailable, "needs PUBTX's relayed fan-out in PublisherPipeline"))
-    func mediaFlowsPeerToPeer() throws {
-        try AudioDeviceTestLock.run { try body(expectMedia: true) }
-    }
-
-    private func body(expectMedia: Bool) throws {
+    private func body() throws {
         let device = ToneLoopDevice(frequency: 440)
         OTAudioDeviceManager.setAudioDevice(device)
         defer { OTAudioDeviceManager.setAudioDevice(nil) }
@@ -64,12 +58,10 @@ struct RelayedMediaPathTests {
         #expect(a.wait { _ in publisher.lock.withLock { publisher.lastEncodingPreferences } == limit },
                 "got \(String(describing: publisher.lock.withLock { publisher.lastEncodingPreferences }))")
 
-        if expectMedia {
-            #expect(b.wait(20) { _ in render.seen.count >= 15 }, "frames arrive peer to peer: \(render.seen.count)")
-            #expect(b.wait(20) { _ in (subscriber.counters?.audio.packets ?? 0) >= 50 }, "audio arrives peer to peer")
-            let numbers = render.seen
-            #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers increase")
-        }
+        #expect(b.wait(20) { _ in render.seen.count >= 15 }, "frames arrive peer to peer: \(render.seen.count)")
+        #expect(b.wait(20) { _ in (subscriber.counters?.audio.packets ?? 0) >= 50 }, "audio arrives peer to peer")
+        let numbers = render.seen
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers increase")
 
         sessionB.disconnect()
         sessionA.disconnect()

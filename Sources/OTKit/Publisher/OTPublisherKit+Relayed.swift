@@ -6,8 +6,8 @@ import OTSignaling
 /// binds its own socket before publishing and announces it in `PublishRequest.relayedLeg`
 /// (address, fresh SRTP keys for both directions, SSRCs it chose); the router hands that
 /// leg to each subscriber, whose pipeline sends its RTCP there, and the pipeline sends the
-/// stream to every subscriber it heard authenticated RTCP from (PUBTX's relayed fan-out,
-/// `PublisherPipelineSeam.configureRelayedFanOut`).
+/// stream to every subscriber it heard authenticated RTCP from
+/// (`PublisherConfiguration.relayedFanOut`).
 extension OTPublisherKit {
     /// Where media goes before any subscriber has been heard from: the discard port on
     /// loopback (nothing listens; unconnected UDP reports no error).

@@ -249,7 +249,8 @@ public class OTPublisherKit: @unchecked Sendable {
         // Routed: temporal layers (the router thins frame rate per subscriber) and the
         // simulcast encodings the router gave SSRCs for.
         if !relayed { configuration.useRoutedLayers(simulcastSSRCs: simulcastSSRCs) }
-        if relayed { PublisherPipelineSeam.configureRelayedFanOut(&configuration) }
+        // Relayed: the stream goes to every subscriber heard from (authenticated RTCP).
+        configuration.relayedFanOut = relayed
         do {
             return (try PublisherPipeline(configuration: configuration, videoSource: videoSource, audioSource: audioSource), audioSource)
         } catch {

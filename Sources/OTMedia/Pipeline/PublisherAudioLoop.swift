@@ -1,8 +1,9 @@
 /// The publisher's audio capture thread body: source → Opus straight into the packet
-/// buffer after the RTP header (no copy) → SRTP → send. Frames captured while the
+/// buffer after the RTP header (no copy) → handed to the transport thread, which sends
+/// audio ahead of video (`PublisherTransport`). Frames captured while the
 /// pipeline's `audioEnabled` is false are dropped before the encoder and counted.
 ///
-/// Cost per 20 ms frame: the encode, one protect, one `sendmmsg` of one datagram; no
+/// Cost per 20 ms frame: the encode, one lock and one wake-up of the transport thread; no
 /// allocation.
 final class PublisherAudioLoop: @unchecked Sendable {
     private let pipeline: PublisherPipeline
@@ -10,8 +11,6 @@ final class PublisherAudioLoop: @unchecked Sendable {
     private let sender: RTPStreamSender
     private let encoder: OpusEncoder
     private let destination: SocketAddress
-    private var batch: [PacketBuffer] = []
-    private let messages = UDPMessageBatch(capacity: 1)
 
     init(pipeline: PublisherPipeline, source: any AudioSource, settings: OpusEncoderSettings, sender: RTPStreamSender) throws(MediaError) {
         guard source.format == settings.format else {
@@ -22,7 +21,6 @@ final class PublisherAudioLoop: @unchecked Sendable {
         self.sender = sender
         encoder = try OpusEncoder(settings: settings)
         destination = pipeline.configuration.audioDestination ?? pipeline.configuration.destination
-        batch.reserveCapacity(1)
     }
 
     func run(_ flag: StopFlag) {
@@ -44,24 +42,29 @@ final class PublisherAudioLoop: @unchecked Sendable {
 
     private func send(_ frame: AudioFrame) throws(MediaError) {
         guard let buffer = pipeline.pool.take() else { return }
-        defer { pipeline.pool.release(buffer) }
-        let headerSize = RTPHeader.fixedSize
+        let headerSize = RTPHeader.fixedSize + PublisherTransport.extensionBytes
         let region = buffer.writableBytes
         let payload = UnsafeMutableRawBufferPointer(rebasing: region[headerSize..<(region.count - SRTPProfile.maxTrailer)])
-        let length = try encoder.encode(frame, into: payload)
-        pipeline.audioCounters.frames.add(1, ordering: .relaxed)
-        let header = sender.nextHeader(timestamp: sender.rtpTimestamp(at: frame.timestampNanoseconds), marker: false)
-        do { _ = try header.write(into: region) } catch { throw MediaError(.systemError, "RTP header: \(error)") }
-        try sender.finish(buffer, length: headerSize + length, payloadBytes: length)
-        buffer.peer = destination
-        batch.append(buffer)
-        defer { batch.removeAll(keepingCapacity: true) }
-        do {
-            let result = try pipeline.socket.send(batch, batch: messages)
-            pipeline.audioCounters.packets.add(UInt64(result.count), ordering: .relaxed)
-            pipeline.audioCounters.bytes.add(UInt64(buffer.length), ordering: .relaxed)
-        } catch {
-            throw MediaError(.networkFailure, "audio send failed: \(error)")
+        let length: Int
+        do { length = try encoder.encode(frame, into: payload) } catch {
+            pipeline.pool.release(buffer)
+            throw error
         }
+        pipeline.audioCounters.frames.add(1, ordering: .relaxed)
+        let header = PublisherTransport.withTransportSequence(
+            sender.nextHeader(timestamp: sender.rtpTimestamp(at: frame.timestampNanoseconds), marker: false))
+        do { _ = try header.write(into: region) } catch {
+            pipeline.pool.release(buffer)
+            throw MediaError(.systemError, "RTP header: \(error)")
+        }
+        buffer.peer = destination
+        let entry = OutgoingPacketQueue.Entry(buffer: buffer, kind: .audio, length: headerSize + length,
+                                              payloadBytes: length)
+        guard pipeline.outgoing.push(entry) else {
+            pipeline.pool.release(buffer)
+            pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
+            return
+        }
+        pipeline.wakeTransport()
     }
 }

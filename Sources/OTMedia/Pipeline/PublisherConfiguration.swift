@@ -21,6 +21,22 @@ public struct PublisherConfiguration: Sendable {
     public var maximumPayloadSize = VP8Packetizer.defaultMaxPayloadSize
     /// The RTCP CNAME (RFC 3550 6.5.1) shared by this publisher's streams.
     public var cname = "otkit-publisher"
+    /// The congestion controller's bounds: the estimate starts at `initialBitrate`, stays
+    /// within `minBitrate...maxBitrate` (audio and video together, bits/s), and probing
+    /// stops at the maximum.
+    public var bandwidthEstimation = BandwidthEstimatorConfiguration(initialBitrate: 1_000_000, minBitrate: 100_000,
+                                                                     maxBitrate: 2_500_000)
+    /// Relayed fan-out: instead of `destination` (and `audioDestination`), every packet goes
+    /// to each address that sent authenticated RTCP (SRTCP that passed, or plain RTCP
+    /// without keys) within `relayedDestinationTimeoutNanoseconds`, at most
+    /// `relayedDestinationLimit` of them; each gets its own bandwidth estimate and the
+    /// video target is the smallest. Receivers must send RTCP first (a subscriber's first
+    /// receiver report goes out at start). Off: routed, one fixed destination.
+    public var relayedFanOut = false
+    /// Most relayed destinations (8).
+    public var relayedDestinationLimit = 8
+    /// A relayed destination not heard from for this long is dropped (5 s).
+    public var relayedDestinationTimeoutNanoseconds: UInt64 = 5_000_000_000
     /// Nanoseconds between sender reports.
     public var senderReportIntervalNanoseconds: UInt64 = 1_000_000_000
 

@@ -1,7 +1,9 @@
 /// The publisher's feedback thread: reads RTCP from the receiver on the media socket
 /// (RFC 5761 mux) and acts on it — NACK → resend from the retransmission store, PLI/FIR →
 /// keyframe, receiver report → loss, jitter and RTT — and sends sender reports + SDES
-/// every `senderReportInterval`.
+/// every `senderReportInterval`. It is also the transport thread: `PublisherTransport`
+/// paces, numbers, protects and sends every RTP packet, and turns transport-wide feedback
+/// into the bandwidth estimate.
 ///
 /// Cost per datagram: one SRTCP unprotect and a parse over the bytes; per NACKed packet
 /// one copy and one send; no allocation in steady state.
@@ -15,6 +17,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private let messages = UDPMessageBatch(capacity: 16)
     private let resendMessages = UDPMessageBatch(capacity: 32)
     private var nextReport: UInt64 = 0
+    private let transport: PublisherTransport
 
     init(pipeline: PublisherPipeline) throws(MediaError) {
         self.pipeline = pipeline
@@ -26,11 +29,15 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         rtcp = try RTCPSender(socket: pipeline.socket, pool: pipeline.pool, keys: keys?.send, cname: pipeline.configuration.cname)
         for _ in 0..<16 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
         resend.reserveCapacity(64)
+        transport = try PublisherTransport(pipeline: pipeline, now: pipeline.clock.nanoseconds())
     }
 
     func pipelineStarted(now: UInt64) { nextReport = now + 200_000_000 }
 
+    func wokenUp(now: UInt64) { _ = transport.pump(now: now) }
+
     func pipelineStopped(now: UInt64) {
+        transport.releaseQueued()
         for buffer in receiveBuffers { pipeline.pool.release(buffer) }
         receiveBuffers.removeAll()
     }
@@ -50,7 +57,8 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             sendReports(now: now)
             nextReport = now + pipeline.configuration.senderReportIntervalNanoseconds
         }
-        return nextReport
+        guard let send = transport.pump(now: now) else { return nextReport }
+        return min(send, nextReport)
     }
 
     private func handle(_ buffer: PacketBuffer, now: UInt64) {
@@ -70,6 +78,9 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
             return
         }
+        // Authenticated (or, without keys, well-formed) RTCP: a relayed destination.
+        let source = buffer.peer
+        transport.learn(source, now: now)
         var packets = compound.makeIterator()
         defer {
             // A known packet type that did not parse inside a valid compound is bad input too.
@@ -79,15 +90,19 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             switch packet {
             case .genericNACK(let nack):
                 // Each video encoding (simulcast SSRC) keeps its own packets.
-                if let store = pipeline.retransmissionStore(ssrc: nack.mediaSSRC) { answer(nack, from: store, now: now) }
+                if let store = pipeline.retransmissionStore(ssrc: nack.mediaSSRC) {
+                    answer(nack, from: store, to: pipeline.configuration.relayedFanOut ? source : nil, now: now)
+                }
             case .pictureLossIndication(let pli):
                 if pipeline.requestKeyframe(ssrc: pli.mediaSSRC) { countKeyframeRequest() }
             case .fullIntraRequest(let fir):
                 for entry in fir.entries where pipeline.requestKeyframe(ssrc: entry.ssrc) { countKeyframeRequest() }
+            case .transportWideFeedback(let feedback):
+                transport.onTransportFeedback(feedback, from: source, now: now)
             case .receiverReport(let report):
-                for block in report.reportBlocks { take(block, now: now) }
+                for block in report.reportBlocks { take(block, from: source, now: now) }
             case .senderReport(let report):
-                for block in report.reportBlocks { take(block, now: now) }
+                for block in report.reportBlocks { take(block, from: source, now: now) }
             default:
                 continue
             }
@@ -98,8 +113,8 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         pipeline.videoCounters.keyframeRequests.add(1, ordering: .relaxed)
     }
 
-    private func answer(_ nack: GenericNACK, from store: RetransmissionStore, now: UInt64) {
-        let destination = pipeline.configuration.destination
+    private func answer(_ nack: GenericNACK, from store: RetransmissionStore, to source: SocketAddress?, now: UInt64) {
+        let destination = source ?? pipeline.configuration.destination
         for sequence in nack.lostSequenceNumbers {
             pipeline.videoCounters.nacks.add(1, ordering: .relaxed)
             guard let buffer = pipeline.pool.take() else { break }
@@ -127,7 +142,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     }
 
     /// A report block about one of our streams: loss, jitter, and RTT (RFC 3550 6.4.1).
-    private func take(_ block: ReportBlock, now: UInt64) {
+    private func take(_ block: ReportBlock, from source: SocketAddress?, now: UInt64) {
         let counters: StreamCounters
         let clockRate: Int
         if let video = pipeline.videoSender, block.ssrc == video.parameters.ssrc {
@@ -141,15 +156,25 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         }
         counters.packetsLost.store(Int64(block.cumulativeLost), ordering: .relaxed)
         counters.jitter.store(UInt64(block.jitter) * 1_000_000_000 / UInt64(clockRate), ordering: .relaxed)
-        if let rtt = RTCPRoundTrip.nanoseconds(arrival: ntp.timestamp(atMonotonic: now), lastSenderReport: block.lastSenderReport,
-                                               delaySinceLastSenderReport: block.delaySinceLastSenderReport) {
-            counters.roundTrip.store(rtt, ordering: .relaxed)
+        let rtt = RTCPRoundTrip.nanoseconds(arrival: ntp.timestamp(atMonotonic: now), lastSenderReport: block.lastSenderReport,
+                                            delaySinceLastSenderReport: block.delaySinceLastSenderReport)
+        if let rtt { counters.roundTrip.store(rtt, ordering: .relaxed) }
+        // One loss figure per report: video's, or audio's when there is no video.
+        if counters === pipeline.videoCounters || pipeline.videoSender == nil {
+            transport.onReceiverReport(fractionLost: block.fractionLost, roundTripNanoseconds: rtt, from: source, now: now)
         }
     }
 
     /// One SR + SDES compound per stream that has sent something.
     private func sendReports(now: UInt64) {
         let configuration = pipeline.configuration
+        if configuration.relayedFanOut {
+            for destination in transport.relayedDestinations {
+                if let video = pipeline.videoSender { sendReport(for: video, to: destination, now: now) }
+                if let audio = pipeline.audioSender { sendReport(for: audio, to: destination, now: now) }
+            }
+            return
+        }
         if let video = pipeline.videoSender { sendReport(for: video, to: configuration.destination, now: now) }
         for simulcast in pipeline.simulcastSenders { sendReport(for: simulcast, to: configuration.destination, now: now) }
         if let audio = pipeline.audioSender {

@@ -57,6 +57,11 @@ public final class PublisherPipeline: Sendable {
     let videoFramesDecimatedCount = Atomic<UInt64>(0)
     let videoFramesSuspendedCount = Atomic<UInt64>(0)
     let pool: PacketBufferPool
+    /// Packets the capture threads hand to the transport (feedback) thread for pacing.
+    let outgoing = OutgoingPacketQueue(capacity: 512)
+    /// Congestion-control counters: estimate, video target, pacing and padding rates,
+    /// feedback and probe packets, pacer drops and bursts.
+    public let transportCounters = TransportCounters()
     private let videoSource: (any VideoSource)?
     private let audioSource: (any AudioSource)?
     private let threads = Mutex<[LoopThread]>([])
@@ -95,7 +100,7 @@ public final class PublisherPipeline: Sendable {
         simulcastSenders = senders
         simulcastRetransmissions = senders.map { _ in RetransmissionStore() }
         // Room for one keyframe's packets in flight plus the feedback thread's.
-        pool = PacketBufferPool(initialCount: 96, maximumCount: 512, bufferSize: 1600, headroom: 0)
+        pool = PacketBufferPool(initialCount: 96, maximumCount: 1200, bufferSize: 1600, headroom: 0)
     }
 
     deinit { stop() }
@@ -181,6 +186,17 @@ public final class PublisherPipeline: Sendable {
     /// The video bitrate the bandwidth estimate allows now, bits per second; 0 until the
     /// first estimate. Cost: one relaxed atomic load.
     public var targetVideoBitrate: UInt64 { videoTargetBitrate.load(ordering: .relaxed) }
+
+    /// Wakes the transport thread after handing packets over (no lock held across the
+    /// wake-up's write).
+    func wakeTransport() {
+        let thread = feedback.withLock { $0 }
+        thread?.wake()
+    }
+
+    /// The current bandwidth estimate, bits/s; 0 before the first transport-wide
+    /// feedback. Cost: one relaxed atomic load.
+    public var bandwidthEstimate: UInt64 { transportCounters.estimate.load(ordering: .relaxed) }
 
     /// Asks the video encoder for a keyframe on its next frame.
     public func requestKeyframe() { keyframeRequested.store(true, ordering: .relaxed) }

@@ -1,23 +1,24 @@
 /// The publisher's video capture thread body: source → adaptive VP8 encoder (quality
-/// ladder, frame-rate decimation, simulcast, audio fallback) → RFC 7741 packets → SRTP →
-/// one `sendmmsg` per encoded frame, then the frame's packets into its encoding's
-/// retransmission store. Frames captured while the pipeline's `videoEnabled` is false
-/// are dropped before the encoder and counted.
+/// ladder, frame-rate decimation, simulcast, audio fallback) → RFC 7741 packets (with
+/// the transport-wide extension's placeholder) → handed to the transport thread, which
+/// paces, numbers, protects and sends them and keeps them for NACKs in the encoding's
+/// store (`PublisherTransport`). Frames captured while the pipeline's `videoEnabled` is
+/// false are dropped before the encoder and counted.
 ///
-/// Cost per frame: one atomic load of the video target, the encode(s), one protect and
-/// one 1.2 KB copy per packet, one batched send per encoding; no allocation (packet
-/// array, message batch and scaled frames are reused).
+/// Cost per frame: one atomic load of the video target, the encode(s), one 1.2 KB copy
+/// per packet, one ring hand-over and one wake-up per encoding; no allocation (packet
+/// arrays and scaled frames are reused).
 final class PublisherVideoLoop: @unchecked Sendable {
     private let pipeline: PublisherPipeline
     private let source: any VideoSource
     /// Per encoding (largest first): its RTP sender, packetizer and retransmission store.
     private let senders: [RTPStreamSender]
     private var packetizers: [VP8Packetizer]
-    private let stores: [RetransmissionStore]
     private let adaptive: AdaptiveVideoEncoder
     private let destination: SocketAddress
     private var batch: [PacketBuffer] = []
-    private let messages = UDPMessageBatch(capacity: 32)
+    private var lengths: [Int] = []
+    private var payloadSizes: [Int] = []
     private var limitGeneration: UInt64 = 0
     private var fallbackState = AudioFallbackState.normal
     private var loss = LossWindow()
@@ -27,7 +28,6 @@ final class PublisherVideoLoop: @unchecked Sendable {
         self.source = source
         let configuration = pipeline.configuration
         senders = [sender] + pipeline.simulcastSenders
-        stores = [pipeline.retransmissions] + pipeline.simulcastRetransmissions
         var adaptiveSettings = AdaptiveVideoEncoder.Settings(video: settings, ssrcs: senders.map(\.parameters.ssrc))
         adaptiveSettings.adaptive = configuration.adaptiveVideo
         adaptiveSettings.fallback = configuration.audioFallback
@@ -46,6 +46,8 @@ final class PublisherVideoLoop: @unchecked Sendable {
         packetizers = made
         destination = configuration.destination
         batch.reserveCapacity(256)
+        lengths.reserveCapacity(256)
+        payloadSizes.reserveCapacity(256)
         pipeline.publish(adaptive.encodings)
     }
 
@@ -110,7 +112,7 @@ final class PublisherVideoLoop: @unchecked Sendable {
     private func packetize(_ encoded: EncodedVideoFrame, timestamp: UInt32, encoding index: Int) throws(MediaError) {
         let sender = senders[index]
         do { _ = try packetizers[index].begin(encoded) } catch { throw MediaError(.codecFailure, "VP8 packetizer: \(error)") }
-        let headerSize = RTPHeader.fixedSize
+        let headerSize = RTPHeader.fixedSize + PublisherTransport.extensionBytes
         while packetizers[index].remainingPackets > 0 {
             guard let buffer = pipeline.pool.take() else {
                 throw MediaError(.systemError, "publisher packet pool exhausted; frame truncated")
@@ -124,36 +126,34 @@ final class PublisherVideoLoop: @unchecked Sendable {
                 throw MediaError(.codecFailure, "VP8 packetizer: \(error)")
             }
             guard let written else { pipeline.pool.release(buffer); break }
-            let header = sender.nextHeader(timestamp: timestamp, marker: written.isLast)
+            let header = PublisherTransport.withTransportSequence(sender.nextHeader(timestamp: timestamp, marker: written.isLast))
             do { _ = try header.write(into: region) } catch {
                 pipeline.pool.release(buffer)
                 throw MediaError(.systemError, "RTP header: \(error)")
             }
-            do { try sender.finish(buffer, length: headerSize + written.length, payloadBytes: written.length) } catch {
-                pipeline.pool.release(buffer)
-                throw error
-            }
             buffer.peer = destination
             batch.append(buffer)
+            lengths.append(headerSize + written.length)
+            payloadSizes.append(written.length)
         }
     }
 
-    /// Sends the frame's packets in one batch, keeps them for NACKs (in the store of the
-    /// encoding's SSRC), recycles them.
+    /// Hands one encoding's frame to the transport thread (which paces, protects and sends
+    /// it, and keeps it in that encoding's store for NACKs) and wakes it; a full hand-over
+    /// ring drops the rest of the frame (counted).
     private func flush(encoding index: Int) {
         guard !batch.isEmpty else { return }
-        let counters = pipeline.videoCounters
-        do {
-            let result = try pipeline.socket.send(batch, batch: messages)
-            var bytes: UInt64 = 0
-            for buffer in batch.prefix(result.count) { bytes += UInt64(buffer.length) }
-            counters.packets.add(UInt64(result.count), ordering: .relaxed)
-            counters.bytes.add(bytes, ordering: .relaxed)
-        } catch {
-            pipeline.record(MediaError(.networkFailure, "video send failed: \(error)"))
+        for slot in 0..<batch.count {  // indexed: a for-in over the array allocates in debug builds
+            let entry = OutgoingPacketQueue.Entry(buffer: batch[slot], kind: .video, length: lengths[slot],
+                                                  payloadBytes: payloadSizes[slot], encoding: index)
+            if !pipeline.outgoing.push(entry) {
+                pipeline.pool.release(batch[slot])
+                pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
+            }
         }
-        stores[index].store(batch)
-        for buffer in batch { pipeline.pool.release(buffer) }
+        pipeline.wakeTransport()
         batch.removeAll(keepingCapacity: true)
+        lengths.removeAll(keepingCapacity: true)
+        payloadSizes.removeAll(keepingCapacity: true)
     }
 }

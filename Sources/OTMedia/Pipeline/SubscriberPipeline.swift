@@ -21,6 +21,9 @@ public final class SubscriberPipeline: Sendable {
     public let videoCounters = StreamCounters()
     /// Audio counters, as for video (frames = frames played, including concealed ones).
     public let audioCounters = StreamCounters()
+    /// Transport-wide congestion control as a receiver: packets recorded, feedback sent,
+    /// probe packets received and dropped.
+    public let transportCounters = TransportCounters()
 
     let socket: UDPSocket
     let clock: any MediaClock

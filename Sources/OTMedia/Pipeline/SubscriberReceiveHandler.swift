@@ -5,7 +5,10 @@
 /// reassembled (RFC 7741), decoded and handed to `onVideoFrame`. Audio packets go into
 /// the audio jitter buffer for the playout thread. Sender reports are noted for the
 /// receiver reports (LSR/DLSR) and lip sync. Timers send NACKs as holes age, PLIs when a
-/// keyframe is needed, and receiver reports every interval.
+/// keyframe is needed, and receiver reports every interval. Every RTP packet's
+/// transport-wide sequence number is recorded (`TransportFeedbackRecorder`) and answered
+/// with transport-wide feedback about every 50 ms; probe packets (`RTPProbe`) are
+/// recorded, then dropped.
 ///
 /// Cost: no allocation per packet or frame in steady state (buffers are pooled and move
 /// into the jitter buffers; scratch arrays are kept).
@@ -36,6 +39,8 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private var feedbackDestination: SocketAddress?
     private var nextReport: UInt64 = 0
     private var nextFeedbackCheck: UInt64 = 0
+    private var recorder = TransportFeedbackRecorder()
+    private let transportFeedback = UnsafeMutableRawBufferPointer.allocate(byteCount: 1200, alignment: 8)
 
     /// What the receiver keeps of a stream's latest sender report (RFC 3550 6.4.1 LSR/DLSR).
     struct SenderReportNote {
@@ -67,6 +72,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         frameHandles.deallocate()
         nackScratch.deallocate()
         nackPairs.deallocate()
+        transportFeedback.deallocate()
     }
 
     func pipelineStarted(now: UInt64) {
@@ -113,6 +119,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         }
         drainVideo(now: now)
         sendFeedback(now: now)
+        sendTransportFeedback(now: now)
     }
 
     /// Handles one datagram; true when a jitter buffer kept the buffer.
@@ -141,6 +148,17 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         }
         guard let packet = try? RTPPacket(parsing: UnsafeRawBufferPointer(buffer.bytes)) else { return countBad() }
         if feedbackDestination == nil { feedbackDestination = buffer.peer }
+        if packet.hasExtension, let elements = packet.extensions,
+           let wire = TransportSequenceNumbers.read(from: elements, id: RTPExtensionID.transportWideSequence) {
+            recorder.record(transportSequence: wire, arrivalNanoseconds: now)
+            pipeline.transportCounters.recordedPackets.add(1, ordering: .relaxed)
+        }
+        if packet.ssrc == RTPProbe.ssrc && packet.payloadType == RTPProbe.payloadType {
+            // A bandwidth probe: recorded for feedback above, never media.
+            pipeline.transportCounters.probePackets.add(1, ordering: .relaxed)
+            pipeline.transportCounters.probeBytes.add(UInt64(buffer.length), ordering: .relaxed)
+            return false
+        }
         if let stream = configuration.videoStream, packet.payloadType == stream.payloadType,
            videoSSRC == nil || videoSSRC == packet.ssrc {
             videoSSRC = packet.ssrc
@@ -296,6 +314,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     func runTimers(now: UInt64) -> UInt64? {
         drainVideo(now: now)
         sendFeedback(now: now)
+        sendTransportFeedback(now: now)
         if now >= nextReport {
             sendReceiverReport(now: now)
             nextReport = now + configuration.receiverReportIntervalNanoseconds
@@ -303,7 +322,26 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         // Holes age and keyframe requests come due only while video is buffered or
         // awaited: poll every 5 ms then, otherwise sleep until the next report.
         let videoPending = videoSSRC != nil && (videoJitter.bufferedPacketCount > 0 || videoJitter.isWaitingForKeyframe)
-        return videoPending ? min(nextReport, now + 5_000_000) : nextReport
+        let next = videoPending ? min(nextReport, now + 5_000_000) : nextReport
+        guard recorder.hasUnreported, let feedback = recorder.nextFeedbackTime(now: now) else { return next }
+        return min(next, feedback)
+    }
+
+    /// Transport-wide feedback (RR + TWCC) when one is due (about every 50 ms while
+    /// packets arrive). Cost: one build over the packets since the last one, one send.
+    private func sendTransportFeedback(now: UInt64) {
+        guard recorder.isDue(now: now), let destination = feedbackDestination else { return }
+        let sender = configuration.ssrc
+        let size = recorder.buildFeedback(senderSSRC: sender, mediaSSRC: videoSSRC ?? audioSSRC ?? 0, now: now,
+                                          into: transportFeedback)
+        guard size > 0 else { return }
+        let packet = PrebuiltRTCPPacket(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(transportFeedback)[0..<size]))
+        let sent = rtcp.send(to: destination) { writer throws(RTCPError) in
+            try writer.append(ReceiverReport(ssrc: sender))
+            try writer.append(SourceDescription(ssrc: sender, cname: rtcp.cname))
+            try writer.append(packet)
+        }
+        if sent { pipeline.transportCounters.feedbackPackets.add(1, ordering: .relaxed) }
     }
 
     /// NACKs for aged holes and a PLI when the decoder needs a keyframe, at most every 5 ms.

@@ -119,6 +119,11 @@ struct LoopbackRun {
                                                    video: video, audio: withAudio ? audio : nil)
         configuration.keys = keys
         configuration.localAddress = .ipv4Loopback()
+        // These runs test loss recovery (NACK, PLI, FEC) at a fixed bitrate: the estimate
+        // is pinned so congestion control does not lower the encoder's rate under loss
+        // (PublisherCongestionTests cover that).
+        configuration.bandwidthEstimation = BandwidthEstimatorConfiguration(initialBitrate: 5_000_000, minBitrate: 5_000_000,
+                                                                            maxBitrate: 5_000_000)
         let source = try TestPatternSource(format: VideoFormat(width: width, height: height, frameRate: fps))
         let tone = try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms)
         let publisher = try PublisherPipeline(configuration: configuration, videoSource: source, audioSource: tone)

@@ -1,0 +1,384 @@
+/// The publisher's transport side of congestion control, run on its feedback thread
+/// (the one thread that numbers, protects and sends every RTP packet):
+///
+/// - packets the capture threads hand over (`OutgoingPacketQueue`) go into the `Pacer`
+///   (audio first, video spread at `Pacer.pacingFactor` × the estimate, so a keyframe
+///   does not burst);
+/// - each packet that leaves takes the next transport-wide sequence number (one counter
+///   for audio, video and probes; RTPExtensionID.transportWideSequence), is SRTP
+///   protected, sent, and remembered in the `SentPacketHistory`;
+/// - transport-wide feedback goes through the `TransportFeedbackAdapter` into the
+///   `BandwidthEstimator` (RTCP receiver-report loss and RTT too), whose estimate minus
+///   the audio's share becomes `PublisherPipeline.videoTargetBitrate`;
+/// - when the media does not fill the estimate (application-limited, or video off) and
+///   the estimate is below the configured maximum, the pacer's padding budget sends
+///   probe packets (`RTPProbe`: own SSRC, padding only) so the estimate can climb.
+///
+/// Retransmissions (`answerResend`) are the stored protected bytes: they keep their
+/// original transport-wide number and leave at once, ahead of the pacer.
+///
+/// Cost per packet: one protect, one history record, O(1) pacer work; no allocation
+/// (buffers are pooled, tables and arrays made once). No lock is held across the send.
+final class PublisherTransport {
+    /// Offset of the transport-wide number's two bytes in a packet written with
+    /// `withTransportSequence` (12-byte header, no CSRCs, 0xBEDE word, one element byte).
+    static let sequenceOffset = RTPHeader.fixedSize + 4 + 1
+    /// Bytes the extension adds to a header.
+    static let extensionBytes = 8
+    /// SRTP's tag, counted in the pacer's sizes before the packet is protected.
+    static let trailerBytes = 10
+    /// Packet overhead left out of the video target: RTP/SRTP/UDP/IPv4 headers over
+    /// ~1200-byte packets are about 6 %.
+    static let videoPayloadShare = 0.94
+    /// The pacer's queue drains within this long: when the encoder produces more than the
+    /// estimate (it follows the target with a delay), the pacing rate rises above
+    /// `pacingFactor` × the estimate rather than letting packets wait for seconds.
+    static let queueTimeLimitNanoseconds: UInt64 = 500_000_000
+    /// How often the application-limited check runs, nanoseconds.
+    static let probeCheckNanoseconds: UInt64 = 250_000_000
+
+    private let pipeline: PublisherPipeline
+    private var pacer: Pacer
+    private let handles: HandleTable<PacketBuffer>
+    private var kinds: [SentPacketKind]
+    private var lengths: [Int]
+    private var payloads: [Int]
+    private var encodings: [Int]
+    /// Per video encoding (full size, then simulcast): its sender and NACK store.
+    private let videoSenders: [RTPStreamSender]
+    private let videoStores: [RetransmissionStore]
+    private var numbers = TransportSequenceNumbers(start: .random(in: 0...UInt16.max))
+    private var results: [PacketResult] = []
+    /// Routed: one leg for the configured destination; relayed: one per learned address.
+    private var legs: [PublisherTransportLeg] = []
+    private let relayed: Bool
+    private let probeSender: RTPStreamSender
+    private var batch: [PacketBuffer] = []
+    private var batchKinds: [SentPacketKind] = []
+    /// Per video encoding: the packets of this turn to keep for NACKs.
+    private var videoBatches: [[PacketBuffer]] = []
+    private let messages = UDPMessageBatch(capacity: 64)
+    private var windowStart: UInt64 = 0
+    private var windowMediaBytes = 0
+    private let audioShare: Int
+    private var basePacingRate: UInt64
+
+    init(pipeline: PublisherPipeline, now: UInt64) throws(MediaError) {
+        self.pipeline = pipeline
+        let configuration = pipeline.configuration
+        relayed = configuration.relayedFanOut
+        legs.reserveCapacity(max(1, configuration.relayedDestinationLimit))
+        if !relayed { legs.append(PublisherTransportLeg(address: nil, configuration: configuration.bandwidthEstimation, now: now)) }
+        let capacity = 512
+        pacer = Pacer(configuration: Pacer.Configuration(burstNanoseconds: 5_000_000, audioCapacity: 64,
+                                                         videoCapacity: capacity - 64, paddingPacketSize: 255),
+                      pacingRate: Self.pacingRate(configuration.bandwidthEstimation.maxBitrate), now: now)
+        basePacingRate = Self.pacingRate(configuration.bandwidthEstimation.maxBitrate)
+        handles = HandleTable(capacity: capacity)
+        kinds = Array(repeating: .video, count: capacity)
+        lengths = Array(repeating: 0, count: capacity)
+        payloads = Array(repeating: 0, count: capacity)
+        encodings = Array(repeating: 0, count: capacity)
+        videoSenders = (pipeline.videoSender.map { [$0] } ?? []) + pipeline.simulcastSenders
+        videoStores = [pipeline.retransmissions] + pipeline.simulcastRetransmissions
+        probeSender = try RTPStreamSender(parameters: RTPStreamParameters(ssrc: RTPProbe.ssrc, payloadType: RTPProbe.payloadType,
+                                                                          clockRate: 90_000),
+                                          keys: configuration.keys?.send)
+        results.reserveCapacity(SentPacketHistory.defaultCapacity)
+        batch.reserveCapacity(64)
+        batchKinds.reserveCapacity(64)
+        for _ in 0..<max(1, videoStores.count) {
+            var kept: [PacketBuffer] = []
+            kept.reserveCapacity(64)
+            videoBatches.append(kept)
+        }
+        // Audio's share of the estimate: its bitrate plus 50 packets/s of ~70 bytes of headers.
+        audioShare = pipeline.audioSender == nil ? 0 : (configuration.audio?.bitrate ?? 32_000) + 28_000
+        windowStart = now
+        pipeline.transportCounters.pacingRate.store(pacer.pacingRate, ordering: .relaxed)
+    }
+
+    static func pacingRate(_ estimate: Int) -> UInt64 { UInt64(Double(max(estimate, 50_000)) * Pacer.pacingFactor) }
+
+    /// `header` with the transport-wide extension (number 0 until the transport thread
+    /// patches it at `sequenceOffset`).
+    static func withTransportSequence(_ header: RTPHeader) -> RTPHeader {
+        var header = header
+        header.extensions = placeholder
+        return header
+    }
+
+    /// The extension block with number 0, built once.
+    static let placeholder: RTPHeaderExtensions = {
+        var extensions = RTPHeaderExtensions()
+        try? TransportSequenceNumbers.append(0, id: RTPExtensionID.transportWideSequence, to: &extensions)
+        return extensions
+    }()
+
+    // MARK: Sending
+
+    /// Moves handed-over packets into the pacer and sends what it lets out now; returns
+    /// when to come back (nil: nothing queued and no padding).
+    func pump(now: UInt64) -> UInt64? {
+        let counters = pipeline.transportCounters
+        while let entry = pipeline.outgoing.pop() {
+            guard let handle = handles.insert(entry.buffer) else {
+                pipeline.pool.release(entry.buffer)
+                counters.droppedPackets.add(1, ordering: .relaxed)
+                continue
+            }
+            kinds[handle] = entry.kind
+            lengths[handle] = entry.length
+            payloads[handle] = entry.payloadBytes
+            encodings[handle] = entry.encoding
+            if entry.kind != .audio { windowMediaBytes += entry.length }
+            if let dropped = pacer.enqueue(handle: UInt32(handle), size: entry.length + Self.trailerBytes,
+                                           kind: entry.kind, now: now),
+               let buffer = handles.remove(Int(dropped.handle)) {
+                pipeline.pool.release(buffer)
+                counters.droppedPackets.add(1, ordering: .relaxed)
+            }
+        }
+        applyPacingRate(now: now)
+        var turnBytes = 0
+        while let packet = pacer.dequeue(now: now) {
+            if packet.kind == .padding {
+                turnBytes += sendProbe(size: packet.size, now: now)
+            } else if let buffer = handles.remove(Int(packet.handle)) {
+                turnBytes += send(buffer, handle: Int(packet.handle), now: now)
+            }
+            if batch.count == messages.capacity { flush() }
+        }
+        flush()
+        if turnBytes > 0 {
+            let bound = Int(Pacer.cap(rate: pacer.pacingRate, burst: pacer.configuration.burstNanoseconds)
+                            / Pacer.unitsPerBit / 8) + 2 * 1300
+            if turnBytes > bound { counters.burstsOverBound.add(1, ordering: .relaxed) }
+            if UInt64(turnBytes) > counters.largestBurstBytes.load(ordering: .relaxed) {
+                counters.largestBurstBytes.store(UInt64(turnBytes), ordering: .relaxed)
+            }
+        }
+        if now >= windowStart + Self.probeCheckNanoseconds { updateProbing(now: now) }
+        return pacer.nextSendTime(now: now).map { min($0, windowStart + Self.probeCheckNanoseconds) }
+            ?? windowStart + Self.probeCheckNanoseconds
+    }
+
+    private func send(_ buffer: PacketBuffer, handle: Int, now: UInt64) -> Int {
+        let kind = kinds[handle]
+        let encoding = kind == .audio ? 0 : encodings[handle]
+        guard let sender = kind == .audio ? pipeline.audioSender
+                : (encoding < videoSenders.count ? videoSenders[encoding] : nil) else {
+            pipeline.pool.release(buffer)
+            return 0
+        }
+        let (unwrapped, wire) = numbers.allocate()
+        let region = buffer.writableBytes
+        region[Self.sequenceOffset] = UInt8(wire >> 8)
+        region[Self.sequenceOffset + 1] = UInt8(wire & 0xFF)
+        do { try sender.finish(buffer, length: lengths[handle], payloadBytes: payloads[handle]) } catch {
+            pipeline.record(error)
+            pipeline.pool.release(buffer)
+            return 0
+        }
+        for leg in legs { leg.history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: kind) }
+        pipeline.transportCounters.pacedPackets.add(1, ordering: .relaxed)
+        if kind != .audio { videoBatches[encoding].append(buffer) }
+        return fanOut(buffer, kind: kind, encoding: encoding)
+    }
+
+    /// Queues `buffer` for sending: routed, to the peer it carries; relayed, to every
+    /// learned destination (copies from the pool for all but the first). Returns the
+    /// bytes queued; 0 (and the buffer released) when relayed with no destination yet.
+    private func fanOut(_ buffer: PacketBuffer, kind: SentPacketKind, encoding: Int = 0) -> Int {
+        guard relayed else {
+            append(buffer, kind: kind)
+            return buffer.length
+        }
+        guard let first = legs.first?.address else {
+            if kind != .audio, videoBatches[encoding].last === buffer { videoBatches[encoding].removeLast() }
+            pipeline.pool.release(buffer)
+            pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
+            return 0
+        }
+        buffer.peer = first
+        append(buffer, kind: kind)
+        var bytes = buffer.length
+        for leg in legs.dropFirst() {
+            guard let address = leg.address, let copy = pipeline.pool.take() else { continue }
+            guard copy.assign(UnsafeRawBufferPointer(buffer.bytes)) else {
+                pipeline.pool.release(copy)
+                continue
+            }
+            copy.peer = address
+            // Copies count as the same kind but are not kept for NACKs (the first is).
+            append(copy, kind: kind == .audio ? .audio : (kind == .padding ? .padding : .retransmission))
+            bytes += copy.length
+        }
+        return bytes
+    }
+
+    private func append(_ buffer: PacketBuffer, kind: SentPacketKind) {
+        if batch.count == messages.capacity { flush() }
+        batch.append(buffer)
+        batchKinds.append(kind)
+    }
+
+    /// One padding-only probe packet (RFC 3550 5.1: the last padding byte is the count).
+    private func sendProbe(size: Int, now: UInt64) -> Int {
+        guard let buffer = pipeline.pool.take() else { return 0 }
+        let (unwrapped, wire) = numbers.allocate()
+        var header = probeSender.nextHeader(timestamp: probeSender.rtpTimestamp(at: now), marker: false)
+        var extensions = RTPHeaderExtensions()
+        try? TransportSequenceNumbers.append(wire, id: RTPExtensionID.transportWideSequence, to: &extensions)
+        header.extensions = extensions
+        header.hasPadding = true
+        let region = buffer.writableBytes
+        let padding = min(255, max(1, size - header.size - Self.trailerBytes))
+        do {
+            let headerLength = try header.write(into: region)
+            let length = try headerLength + RTPHeader.writePadding(padding, into: region, at: headerLength)
+            try probeSender.finish(buffer, length: length, payloadBytes: 0)
+        } catch {
+            pipeline.pool.release(buffer)
+            return 0
+        }
+        buffer.peer = pipeline.configuration.destination
+        for leg in legs { leg.history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: .padding) }
+        let bytes = fanOut(buffer, kind: .padding)
+        pipeline.transportCounters.probePackets.add(1, ordering: .relaxed)
+        pipeline.transportCounters.probeBytes.add(UInt64(bytes), ordering: .relaxed)
+        return bytes
+    }
+
+    /// Sends the batch (one `sendmmsg`), keeps video for NACKs, recycles the buffers.
+    private func flush() {
+        guard !batch.isEmpty else { return }
+        let sent = (try? pipeline.socket.send(batch, batch: messages).count) ?? 0
+        if sent < batch.count { pipeline.transportCounters.droppedPackets.add(UInt64(batch.count - sent), ordering: .relaxed) }
+        for index in 0..<min(sent, batch.count) where batchKinds[index] != .padding {
+            let counters = batchKinds[index] == .audio ? pipeline.audioCounters : pipeline.videoCounters
+            counters.packets.add(1, ordering: .relaxed)
+            counters.bytes.add(UInt64(batch[index].length), ordering: .relaxed)
+        }
+        for encoding in 0..<videoBatches.count where !videoBatches[encoding].isEmpty {
+            videoStores[encoding].store(videoBatches[encoding])
+            videoBatches[encoding].removeAll(keepingCapacity: true)
+        }
+        for slot in 0..<batch.count { pipeline.pool.release(batch[slot]) }
+        batch.removeAll(keepingCapacity: true)
+        batchKinds.removeAll(keepingCapacity: true)
+    }
+
+    /// Packets still waiting in the pacer go back to the pool (at stop).
+    func releaseQueued() {
+        while let entry = pipeline.outgoing.pop() { pipeline.pool.release(entry.buffer) }
+        for handle in 0..<kinds.count { if let buffer = handles.remove(handle) { pipeline.pool.release(buffer) } }
+    }
+
+    // MARK: Feedback
+
+    /// Relayed: notes that authenticated RTCP came from `address` at `now`, adding it as a
+    /// destination when there is room. Routed: nothing. Cost: a scan of ≤ 8 legs; a new
+    /// leg allocates its estimator once.
+    func learn(_ address: SocketAddress?, now: UInt64) {
+        guard relayed, let address else { return }
+        if let leg = legs.first(where: { $0.address == address }) {
+            leg.lastHeard = now
+            return
+        }
+        guard legs.count < pipeline.configuration.relayedDestinationLimit else { return }
+        legs.append(PublisherTransportLeg(address: address, configuration: pipeline.configuration.bandwidthEstimation,
+                                          now: now))
+        pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
+        pipeline.requestKeyframe()  // a new receiver needs a keyframe to start
+    }
+
+    /// Relayed destinations now (routed: empty).
+    var relayedDestinations: [SocketAddress] { relayed ? legs.compactMap(\.address) : [] }
+
+    private func leg(for source: SocketAddress?) -> PublisherTransportLeg? {
+        relayed ? legs.first { $0.address == source } : legs.first
+    }
+
+    /// One transport-wide feedback from `source`: results into that leg's estimator, the
+    /// targets updated.
+    func onTransportFeedback(_ feedback: TransportWideCCFeedback, from source: SocketAddress?, now: UInt64) {
+        guard let leg = leg(for: source) else { return }
+        leg.adapter.adapt(feedback, history: &leg.history, now: now, into: &results)
+        pipeline.transportCounters.feedbackPackets.add(1, ordering: .relaxed)
+        leg.hasFeedback = true
+        leg.lastFeedbackAt = now
+        guard !results.isEmpty else { return }
+        leg.estimator.onTransportFeedback(results, now: now)
+        updateTargets(now: now)
+    }
+
+    /// A receiver report's fraction lost (0...255) and the round trip it gave, if any.
+    func onReceiverReport(fractionLost: UInt8, roundTripNanoseconds: UInt64?, from source: SocketAddress?, now: UInt64) {
+        guard let leg = leg(for: source) else { return }
+        if let rtt = roundTripNanoseconds { leg.estimator.onRTT(nanoseconds: rtt) }
+        leg.estimator.onLossReport(fractionLost: Double(fractionLost) / 256, now: now)
+        if leg.hasFeedback { updateTargets(now: now) }
+    }
+
+    /// The smallest estimate among legs that gave feedback (nil: none yet).
+    private var estimate: Int? {
+        var lowest: Int?
+        for leg in legs where leg.hasFeedback { lowest = min(lowest ?? .max, leg.estimator.targetBitrate) }
+        return lowest
+    }
+
+    private func updateTargets(now: UInt64) {
+        guard let estimate else { return }
+        let video = UInt64(max(0, Double(estimate - audioShare) * Self.videoPayloadShare))
+        pipeline.videoTargetBitrate.store(video, ordering: .relaxed)
+        let counters = pipeline.transportCounters
+        counters.estimate.store(UInt64(estimate), ordering: .relaxed)
+        counters.videoTarget.store(video, ordering: .relaxed)
+        basePacingRate = Self.pacingRate(estimate)
+        applyPacingRate(now: now)
+    }
+
+    /// `basePacingRate`, or faster when the queue would not drain within
+    /// `queueTimeLimitNanoseconds` at it.
+    private func applyPacingRate(now: UInt64) {
+        let drain = UInt64(pacer.queuedBytes) * 8 * 1_000_000_000 / Self.queueTimeLimitNanoseconds
+        let rate = max(basePacingRate, drain)
+        guard rate != pacer.pacingRate else { return }
+        pacer.setPacingRate(rate, now: now)
+        pipeline.transportCounters.pacingRate.store(rate, ordering: .relaxed)
+    }
+
+    /// Every `probeCheckNanoseconds`: probe (pad up to the estimate) while video sends
+    /// less than 3/4 of its target or is off, the estimate is below the maximum, and
+    /// feedback answers (no feedback for 2 s: a receiver without it, stop).
+    private func updateProbing(now: UInt64) {
+        let elapsed = now - windowStart
+        let mediaRate = UInt64(windowMediaBytes) * 8 * 1_000_000_000 / max(elapsed, 1)
+        windowStart = now
+        windowMediaBytes = 0
+        expireLegs(now: now)
+        let estimate = self.estimate ?? pipeline.configuration.bandwidthEstimation.maxBitrate
+        let target = pipeline.videoTargetBitrate.load(ordering: .relaxed)
+        let videoOff = !pipeline.videoSwitch.load(ordering: .relaxed) || pipeline.videoSender == nil
+        let limited = videoOff || mediaRate * 4 < target * 3
+        let answering = legs.contains { $0.isAnswering(now: now) }
+        let padding: UInt64 = limited && answering && estimate < pipeline.configuration.bandwidthEstimation.maxBitrate
+            ? UInt64(estimate) : 0
+        if padding != pacer.paddingRate {
+            pacer.setPaddingRate(padding, now: now)
+            pipeline.transportCounters.paddingRate.store(padding, ordering: .relaxed)
+        }
+    }
+
+    /// Relayed: drops destinations not heard from within the timeout.
+    private func expireLegs(now: UInt64) {
+        guard relayed else { return }
+        let timeout = pipeline.configuration.relayedDestinationTimeoutNanoseconds
+        if legs.contains(where: { now &- $0.lastHeard > timeout }) {
+            legs.removeAll { now &- $0.lastHeard > timeout }
+            pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
+            updateTargets(now: now)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// One receiver of a publisher's packets as its congestion controller sees it: the
+/// sent-packet history its feedback refers to, the feedback adapter and the bandwidth
+/// estimator for the path to it. Routed mode has one leg (the configured destination,
+/// `address` nil: feedback from any source counts); relayed mode one per address that
+/// sent authenticated RTCP recently (`PublisherTransport.learn`).
+///
+/// Cost: the estimator's and history's rings (~170 KB) allocated when the leg is made,
+/// nothing per packet. Owned by the transport thread.
+final class PublisherTransportLeg {
+    /// Where this receiver is (relayed), nil for the routed leg.
+    let address: SocketAddress?
+    /// When authenticated RTCP last came from it (relayed expiry).
+    var lastHeard: UInt64
+    var history = SentPacketHistory()
+    var adapter = TransportFeedbackAdapter()
+    var estimator: BandwidthEstimator
+    var hasFeedback = false
+    var lastFeedbackAt: UInt64 = 0
+
+    init(address: SocketAddress?, configuration: BandwidthEstimatorConfiguration, now: UInt64) {
+        self.address = address
+        lastHeard = now
+        estimator = BandwidthEstimator(configuration: configuration)
+    }
+
+    /// Whether transport-wide feedback came within the last 2 s.
+    func isAnswering(now: UInt64) -> Bool { hasFeedback && now &- lastFeedbackAt < 2_000_000_000 }
+}

@@ -1,0 +1,71 @@
+import Synchronization
+
+/// Congestion-control counters of one pipeline's transport, written by its network
+/// thread with relaxed atomics and readable from any thread (network stats, tests,
+/// `otbench adapt`). A publisher fills the sender's fields, a subscriber the receiver's.
+///
+/// Cost: one relaxed atomic per update; `snapshot()` is a handful of loads.
+public final class TransportCounters: Sendable {
+    /// A copy of the counters at one moment.
+    public struct Snapshot: Sendable, Equatable {
+        /// The bandwidth estimate (sender), bits/s; 0 before the first feedback.
+        public var estimateBitsPerSecond: UInt64
+        /// The video's share of it (estimate minus audio, minus packet overhead), bits/s.
+        public var videoTargetBitsPerSecond: UInt64
+        /// The pacer's rate now (sender), bits/s.
+        public var pacingBitsPerSecond: UInt64
+        /// The padding (probe) rate now (sender), bits/s; 0 when not probing.
+        public var paddingBitsPerSecond: UInt64
+        /// Transport-wide feedback packets received (sender) or sent (receiver).
+        public var feedbackPackets: UInt64
+        /// Probe packets sent (sender) or received and dropped (receiver).
+        public var probePackets: UInt64
+        /// Their bytes (after SRTP).
+        public var probeBytes: UInt64
+        /// Media packets that left through the pacer (sender).
+        public var pacedPackets: UInt64
+        /// Packets dropped before the wire: pacer or hand-over queue full (sender).
+        public var droppedPackets: UInt64
+        /// Send turns that put more bytes on the wire at once than the pacer's bound
+        /// (burst time × pacing rate + one packet of debt + one audio packet) (sender).
+        public var burstsOverBound: UInt64
+        /// The most bytes one send turn put on the wire (sender).
+        public var largestBurstBytes: UInt64
+        /// Packets recorded with a transport-wide sequence number (receiver).
+        public var recordedPackets: UInt64
+        /// Relayed destinations the publisher sends to now (0 when routed).
+        public var relayedDestinations: UInt64
+    }
+
+    let estimate = Atomic<UInt64>(0)
+    let videoTarget = Atomic<UInt64>(0)
+    let pacingRate = Atomic<UInt64>(0)
+    let paddingRate = Atomic<UInt64>(0)
+    let feedbackPackets = Atomic<UInt64>(0)
+    let probePackets = Atomic<UInt64>(0)
+    let probeBytes = Atomic<UInt64>(0)
+    let pacedPackets = Atomic<UInt64>(0)
+    let droppedPackets = Atomic<UInt64>(0)
+    let burstsOverBound = Atomic<UInt64>(0)
+    let largestBurstBytes = Atomic<UInt64>(0)
+    let recordedPackets = Atomic<UInt64>(0)
+    let relayedDestinations = Atomic<UInt64>(0)
+
+    /// All zeros.
+    public init() {}
+
+    /// The counters now.
+    public func snapshot() -> Snapshot {
+        Snapshot(estimateBitsPerSecond: estimate.load(ordering: .relaxed),
+                 videoTargetBitsPerSecond: videoTarget.load(ordering: .relaxed),
+                 pacingBitsPerSecond: pacingRate.load(ordering: .relaxed),
+                 paddingBitsPerSecond: paddingRate.load(ordering: .relaxed),
+                 feedbackPackets: feedbackPackets.load(ordering: .relaxed),
+                 probePackets: probePackets.load(ordering: .relaxed), probeBytes: probeBytes.load(ordering: .relaxed),
+                 pacedPackets: pacedPackets.load(ordering: .relaxed), droppedPackets: droppedPackets.load(ordering: .relaxed),
+                 burstsOverBound: burstsOverBound.load(ordering: .relaxed),
+                 largestBurstBytes: largestBurstBytes.load(ordering: .relaxed),
+                 recordedPackets: recordedPackets.load(ordering: .relaxed),
+                 relayedDestinations: relayedDestinations.load(ordering: .relaxed))
+    }
+}
