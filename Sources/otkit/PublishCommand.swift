@@ -88,7 +88,7 @@ enum PublishCommand {
                 do { try session.publish(publisher) } catch { reporter.event("publisher_error", "cannot publish: \(error.message)") }
                 let outcome = monitor(session: session, publisher: publisher, capture: capture, device: device, observer: observer)
                 if outcome == .stopped {
-                    shutDown(session: session, publisher: publisher, observer: observer, reporter: reporter)
+                    shutDown(session: session, publisher: publisher, capture: capture, observer: observer, reporter: reporter)
                     capture.close()
                     device?.shutdown()
                     return 0
@@ -148,7 +148,7 @@ enum PublishCommand {
 
     /// Unpublish and disconnect, waiting (briefly) until the router has answered, so it
     /// destroys the stream now rather than after its silence timeout.
-    private static func shutDown(session: OTSession, publisher: OTPublisherKit, observer: PublishObserver, reporter: Reporter) {
+    private static func shutDown(session: OTSession, publisher: OTPublisherKit, capture: SourceCapture, observer: PublishObserver, reporter: Reporter) {
         reporter.finish()
         reporter.event("stopping", "\(StopSignal.name): unpublishing and disconnecting")
         if observer.snapshot().streamId != nil, (try? session.unpublish(publisher)) != nil {
@@ -156,7 +156,8 @@ enum PublishCommand {
         }
         session.disconnect()
         waitUntil(3) { observer.snapshot().ended }
-        reporter.event("stopped", "stopped")
+        reporter.event("stopped", "stopped", [("framesSent", .int(capture.framesPushed.load(ordering: .relaxed))),
+                                              ("cameraLosses", .int(capture.losses.load(ordering: .relaxed)))])
     }
 
     /// Polls `done` every 50 ms for up to `seconds` (a stop signal does not cut it short).

@@ -32,7 +32,7 @@ struct SessionOptions {
             throw Arguments.UsageError(description: "--router URL is required, e.g. --router http://127.0.0.1:8080 (the URL `otkit router` prints)")
         }
         routerURL = try Self.checkedURL(router)
-        let environment = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
+        let environment = { (name: String) -> String? in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
         let key = args.options["api-key"] ?? environment("OTKIT_API_KEY")
         let secret = args.options["api-secret"] ?? environment("OTKIT_API_SECRET")
         if (key == nil) != (secret == nil) {

@@ -49,11 +49,11 @@ do {
 }
 
 /// Writes to standard error without stdio's shared `stderr` global (not Sendable).
-func writeError(_ text: String) { writeAll(STDERR_FILENO, text) }
+@Sendable func writeError(_ text: String) { writeAll(STDERR_FILENO, text) }
 
 /// Writes all of `text` to `descriptor`, unbuffered (a supervisor reading a pipe sees it
 /// at once); gives up quietly if the descriptor fails.
-func writeAll(_ descriptor: Int32, _ text: String) {
+@Sendable func writeAll(_ descriptor: Int32, _ text: String) {
     var text = text
     text.withUTF8 { bytes in
         var offset = 0

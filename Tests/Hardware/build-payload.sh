@@ -29,6 +29,9 @@ if [[ -n $runtime_dir ]]; then
     backtracer=$(readlink -f "$runtime_dir/../../../libexec/swift/linux/swift-backtrace" || true)
     [[ -x $backtracer ]] && extras+=("$backtracer")
 fi
+# The `otkit` command next to the bundle: the command tests run it as a subprocess
+# (OTKitCommandTests finds it beside the bundle, so it keeps its host path here too).
+[[ -x "$(dirname "$bundle")/otkit" ]] && extras+=("$(readlink -f "$(dirname "$bundle")/otkit")")
 list=$(closure_of "$bundle" "${extras[@]}") || die "$EXIT_HOST_SETUP" "cannot collect the test bundle's libraries"
 mapfile -t files <<<"$list"
 copy_into "$stage" "${files[@]}"
