@@ -95,7 +95,7 @@ enum DemoCommand {
             ? Double(total.videoLost) * 100 / Double(total.videoPackets + total.videoLost) : 0
         print("summary: \(total.frames) frames decoded in \(formatted(elapsed, 1)) s "
             + "(\(formatted(Double(total.frames) / elapsed, 1)) fps), \(sent) frames sent, video \(total.videoPackets) packets received "
-            + "of \(total.videoPacketsSent) sent, \(total.videoLost) lost (\(formatted(lossPercent, 2)) %), audio \(total.audioPackets) packets, "
+            + "(\(total.videoPacketsSent) sent at the publisher's last report), \(total.videoLost) lost (\(formatted(lossPercent, 2)) %), audio \(total.audioPackets) packets, "
             + "latency p50 \(percentile(50)) p99 \(percentile(99))"
             + (total.stamped > 0 ? ", test-pattern frame numbers read back \(total.stamped)/\(total.frames)" : ""))
         subscribing.disconnect()
