@@ -29,10 +29,10 @@ struct HardwareOtkitPublishTests {
                                                environment: env, directory: dir)
         defer { if subscriber.isRunning { subscriber.terminate() } }
         let publisher = try BackgroundProcess(["publish", "--router", router.baseURL, "--session", sessionId, "--camera", "/dev/video0",
-                                               "--mic", "hw:Loopback,1", "--resolution", "320x180", "--fps", "15", "--log-format", "json"],
+                                               "--mic", "hw:Loopback,1", "--resolution", "320x180", "--fps", "7", "--log-format", "json"],
                                               environment: env, directory: dir)
         defer { if publisher.isRunning { publisher.terminate() } }
-        #expect(poll(60) { field(publisher, "status", "framesSent") >= 75 },
+        #expect(poll(60) { field(publisher, "status", "framesSent") >= 40 },
                 "publishing: \(publisher.stdout.suffix(2000)) \(publisher.stderr)")
 
         // vivid goes away under the open camera.
@@ -47,7 +47,7 @@ struct HardwareOtkitPublishTests {
         let audioWanted: Int = audioAtLoss + 50
         #expect(audioAfterGap > audioWanted, "audio went on through the gap: \(audioAtLoss) → \(audioAfterGap) packets")
         #expect(poll(30) { publisher.stdout.contains("\"event\":\"camera_back\"") }, "\(publisher.stdout.suffix(2000))")
-        let framesWanted: Int = framesAtLoss + 75
+        let framesWanted: Int = framesAtLoss + 40
         #expect(poll(30) { field(publisher, "status", "framesSent") >= framesWanted }, "video resumed")
         #expect(publisher.isRunning)
 
@@ -58,7 +58,7 @@ struct HardwareOtkitPublishTests {
         #expect(subscriber.waitForExit(20) == 0, "\(subscriber.stderr)")
         let sent: Int = field(publisher, "stopped", "framesSent")
         let decoded: Int = field(subscriber, "summary", "frames")
-        #expect(sent >= 150)
+        #expect(sent >= 80)
         let decodedPercent: Int = sent > 0 ? decoded * 100 / sent : 0
         #expect(decodedPercent >= 95, "decoded \(decoded) of \(sent) frames taken from vivid")
     }
