@@ -37,7 +37,7 @@ let package = Package(
             dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP"]
         ),
         .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet"]),
-        .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling"]),
+        .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling", "OTNet"]),
         // HTTP + WebSocket server and client on libwebsockets; no session concepts.
         .target(name: "OTNet", dependencies: ["CLibWebSockets"]),
         // The router: REST, WebSocket signaling, the SFU.
@@ -76,6 +76,8 @@ let package = Package(
         .testTarget(name: "OTNetTests", dependencies: ["OTNet"]),
         .testTarget(name: "OTRouterTests", dependencies: ["OTRouter", "OTMedia", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTSignalingTests", dependencies: ["OTSignaling", "OTTestSupport"]),
+        // Runs the built `otkit` binary as subprocesses (build it first: `swift build --build-tests` does).
+        .testTarget(name: "OTKitCommandTests", dependencies: ["OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -49,7 +49,8 @@ enum DemoCommand {
         publishing.apiQueue = queue
         subscribing.apiQueue = queue
 
-        let (publisher, sourceName) = makePublisher(args, observer: observer)
+        let (publisher, capture, sourceName) = makePublisher(args, observer: observer)
+        defer { capture?.close() }
         print("otkit demo: router \(router.baseURL), session \(sessionId)")
         print("publishing \(sourceName) for \(seconds) s")
         try publishing.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: project, connectionData: "demo publisher"))
@@ -85,29 +86,43 @@ enum DemoCommand {
         live.finish()
         let total = observer.snapshot()
         let elapsed = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        let sent = capture?.framesPushed.load(ordering: .relaxed) ?? 0
+        let latencies = total.latenciesMicroseconds.sorted()
+        func percentile(_ p: Int) -> String {
+            latencies.isEmpty ? "n/a" : formatted(Double(latencies[min(latencies.count - 1, latencies.count * p / 100)]) / 1000, 1) + " ms"
+        }
+        let lossPercent = total.videoPackets + total.videoLost > 0
+            ? Double(total.videoLost) * 100 / Double(total.videoPackets + total.videoLost) : 0
         print("summary: \(total.frames) frames decoded in \(formatted(elapsed, 1)) s "
-            + "(\(formatted(Double(total.frames) / elapsed, 1)) fps), video \(total.videoPackets) packets, "
-            + "\(total.videoLost) lost, audio \(total.audioPackets) packets"
+            + "(\(formatted(Double(total.frames) / elapsed, 1)) fps), \(sent) frames sent, video \(total.videoPackets) packets received "
+            + "(\(total.videoPacketsSent) sent at the publisher's last report), \(total.videoLost) lost (\(formatted(lossPercent, 2)) %), audio \(total.audioPackets) packets, "
+            + "latency p50 \(percentile(50)) p99 \(percentile(99))"
             + (total.stamped > 0 ? ", test-pattern frame numbers read back \(total.stamped)/\(total.frames)" : ""))
         subscribing.disconnect()
         publishing.disconnect()
         return total.frames > 0 ? 0 : 1
     }
 
-    /// `OTPublisher` on the chosen or first camera (it falls back to the test pattern
-    /// when the machine has none), or the test-pattern capturer when asked for.
-    private static func makePublisher(_ args: Arguments, observer: DemoObserver) -> (OTPublisherKit, String) {
-        if args.flags.contains("test-pattern") {
-            let settings = OTPublisherKitSettings()
-            settings.name = "test pattern"
-            settings.videoCapture = OTTestPatternCapture(width: 640, height: 480, fps: 30)
-            return (OTPublisherKit(delegate: observer, settings: settings), "the test pattern")
+    /// A publisher of the chosen or first camera, or the test pattern (asked for, or when
+    /// the machine has no camera or it cannot be opened). The capture remembers when
+    /// each frame left, so test-pattern frames give end-to-end latency.
+    private static func makePublisher(_ args: Arguments, observer: DemoObserver) -> (OTPublisherKit, SourceCapture?, String) {
+        let requested = VideoFormat(width: 640, height: 480, frameRate: 30)
+        let quiet: @Sendable (String, String) -> Void = { _, message in writeError("otkit demo: \(message)\n") }
+        var capture: SourceCapture?
+        if !args.flags.contains("test-pattern"), let path = args.options["camera"] ?? V4L2Camera.devices().first?.path {
+            capture = try? SourceCapture(name: "camera \(path)", onEvent: quiet) { () throws(MediaError) in try V4L2Camera(path: path, requested: requested) }
         }
-        let settings = OTPublisherSettings()
-        settings.cameraDevicePath = args.options["camera"]
-        let camera = args.options["camera"] ?? V4L2Camera.devices().first?.path
-        settings.name = camera ?? "test pattern"
-        return (OTPublisher(delegate: observer, settings: settings), camera.map { "camera \($0)" } ?? "the test pattern (no camera found)")
+        if capture == nil {
+            capture = try? SourceCapture(name: "the test pattern", onEvent: quiet) { () throws(MediaError) in try TestPatternSource(format: requested) }
+        }
+        let settings = OTPublisherKitSettings()
+        settings.name = capture?.name ?? "demo"
+        settings.videoCapture = capture
+        if let capture { observer.sentTime = { [capture] number in capture.sentTime(number) } }
+        let publisher = OTPublisherKit(delegate: observer, settings: settings)
+        publisher.networkStatsDelegate = observer
+        return (publisher, capture, capture?.name ?? "nothing")
     }
 }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// decoded frames (reading the test pattern's stamps), keeps the latest receive stats
 /// and remembers the first failure. Called on the demo's apiQueue and render thread.
 final class DemoObserver: OTSessionDelegate, OTPublisherKitDelegate, OTSubscriberKitDelegate, OTVideoRender,
-    OTSubscriberKitNetworkStatsDelegate, @unchecked Sendable {
+    OTSubscriberKitNetworkStatsDelegate, OTPublisherKitNetworkStatsDelegate, @unchecked Sendable {
     struct Snapshot {
         var frames = 0
         var stamped = 0
@@ -17,7 +17,13 @@ final class DemoObserver: OTSessionDelegate, OTPublisherKitDelegate, OTSubscribe
         var videoPackets: UInt64 = 0
         var videoLost: UInt64 = 0
         var audioPackets: UInt64 = 0
+        var videoPacketsSent: Int64 = 0
+        var latenciesMicroseconds: [Int] = []
     }
+
+    /// When the frame with this test-pattern number was handed to the publisher (monotonic
+    /// ns, 0 unknown); set by the demo when it publishes a capture it owns.
+    var sentTime: (@Sendable (UInt32) -> UInt64)?
 
     private let state = Mutex(Snapshot())
     private let firstFailure = Mutex<String?>(nil)
@@ -48,10 +54,13 @@ final class DemoObserver: OTSessionDelegate, OTPublisherKitDelegate, OTSubscribe
     func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) { fail("subscriber: \(error)") }
 
     func renderVideoFrame(_ frame: OTVideoFrame) {
-        let stamped = FrameNumberStamp.read(from: frame.videoFrame) != nil
+        let stamp = FrameNumberStamp.read(from: frame.videoFrame)
+        let now = MonotonicClock.nanoseconds()
+        let sent = stamp.flatMap { number in sentTime?(number) } ?? 0
         state.withLock {
             $0.frames += 1
-            if stamped { $0.stamped += 1 }
+            if stamp != nil { $0.stamped += 1 }
+            if sent > 0, now > sent, now - sent < 10_000_000_000 { $0.latenciesMicroseconds.append(Int((now - sent) / 1000)) }
             $0.width = frame.videoFrame.width
             $0.height = frame.videoFrame.height
         }
@@ -63,6 +72,11 @@ final class DemoObserver: OTSessionDelegate, OTPublisherKitDelegate, OTSubscribe
             $0.videoPackets = stats.videoPacketsReceived
             $0.videoLost = stats.videoPacketsLost
         }
+    }
+
+    func publisher(_ publisher: OTPublisherKit, videoNetworkStatsUpdated stats: [OTPublisherKitVideoNetworkStats]) {
+        guard let video = stats.first else { return }
+        state.withLock { $0.videoPacketsSent = video.videoPacketsSent }
     }
 
     func subscriber(_ subscriber: OTSubscriberKit, audioNetworkStatsUpdated stats: OTSubscriberKitAudioNetworkStats) {

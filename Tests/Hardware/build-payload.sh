@@ -29,6 +29,15 @@ if [[ -n $runtime_dir ]]; then
     backtracer=$(readlink -f "$runtime_dir/../../../libexec/swift/linux/swift-backtrace" || true)
     [[ -x $backtracer ]] && extras+=("$backtracer")
 fi
+# The `otkit` command next to the bundle: the command tests run it as a subprocess
+# (OTKitCommandTests finds it beside the bundle, so it keeps its host path here too).
+[[ -x "$(dirname "$bundle")/otkit" ]] && extras+=("$(readlink -f "$(dirname "$bundle")/otkit")")
+# libsrtp2 is built on NSS, which dlopens its crypto modules (softokn, freebl) at run
+# time: ldd cannot see them, and without them every SRTP session (AES-GCM) fails in the
+# guest. Their .chk files sit beside them.
+for nss in /usr/lib/x86_64-linux-gnu/{libsoftokn3,libfreeblpriv3,libfreebl3,libnssdbm3}.{so,chk}; do
+    [[ -e $nss ]] && extras+=("$nss")
+done
 list=$(closure_of "$bundle" "${extras[@]}") || die "$EXIT_HOST_SETUP" "cannot collect the test bundle's libraries"
 mapfile -t files <<<"$list"
 copy_into "$stage" "${files[@]}"

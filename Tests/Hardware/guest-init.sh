@@ -14,6 +14,8 @@ mount -t devtmpfs devtmpfs /dev
 # The initramfs root is already RAM. No tmpfs on /tmp: the test bundle sits at its
 # host path, and a checkout under /tmp (CI clones anywhere) would be hidden by it.
 mkdir -p /tmp && chmod 1777 /tmp
+# Loopback up: the command tests run a router and `otkit` processes talking over 127.0.0.1.
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || mark "loopback not up"
 mark "init up at $(cut -d' ' -f1 /proc/uptime)s"
 
 # /etc/modules.load lists the .ko files in dependency order (modprobe --show-depends on

@@ -1,0 +1,60 @@
+import OTKit
+import OTMedia
+
+/// One subscribed stream's pictures: written to `DIR/<stream>.y4m` when recording (a
+/// new `<stream>.<n>.y4m` when the size changes, as Y4M has one size per file), and
+/// counted for the status line, reading the test pattern's frame-number stamps when
+/// there are any. Called on the subscriber's render thread; read from the main thread.
+/// Cost per frame: the picture's rows through stdio, a lock; no allocation.
+final class StreamRecorder: OTVideoRender, @unchecked Sendable {
+    /// The stream recorded.
+    let streamId: String
+    private let directory: String?
+    private let lock = Lock()
+    private var writer: Y4MFileWriter?
+    private var segments = 0
+    private var frames = 0
+    private var stamped = 0
+    private var width = 0
+    private var height = 0
+    private var failure: String?
+
+    /// A recorder for `streamId` writing into `directory` (nil: count only).
+    init(streamId: String, directory: String?) {
+        self.streamId = streamId
+        self.directory = directory
+    }
+
+    /// The file name stem: the stream id with anything but letters, digits, - and _ replaced.
+    var stem: String { String(streamId.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }) }
+
+    func renderVideoFrame(_ frame: OTVideoFrame) {
+        let picture = frame.videoFrame
+        let hasStamp = FrameNumberStamp.read(from: picture) != nil
+        lock.locked {
+            frames += 1
+            if hasStamp { stamped += 1 }
+            width = picture.width
+            height = picture.height
+            guard let directory, failure == nil else { return }
+            if writer == nil || writer?.format.width != picture.width || writer?.format.height != picture.height {
+                writer?.close()
+                segments += 1
+                let path = "\(directory)/\(stem)\(segments == 1 ? "" : ".\(segments)").y4m"
+                do throws(MediaError) { writer = try Y4MFileWriter(path: path, format: VideoFormat(width: picture.width, height: picture.height, frameRate: 30)) } catch {
+                    failure = error.message
+                    return
+                }
+            }
+            do throws(MediaError) { try writer?.write(picture) } catch { failure = error.message }
+        }
+    }
+
+    /// Frames so far, how many carried a readable stamp, the last size, and a write error if one happened.
+    func counts() -> (frames: Int, stamped: Int, width: Int, height: Int, failure: String?) {
+        lock.locked { (frames, stamped, width, height, failure) }
+    }
+
+    /// Flushes and closes the file.
+    func close() { lock.locked { writer?.close(); writer = nil } }
+}

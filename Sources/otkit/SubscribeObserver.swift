@@ -1,0 +1,154 @@
+import OTKit
+import OTMedia
+
+/// The subscribe command's session delegate: subscribes to each matching stream as it
+/// appears (on the API queue), keeps one `StreamWatch` per stream across reconnects,
+/// and prints their status.
+final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
+    private let reporter: Reporter
+    private let only: String?
+    private let directory: String?
+    private let lock = Lock()
+    private var watches: [String: StreamWatch] = [:]
+    private var subscribers: [String: OTSubscriber] = [:]
+    private var connected = false
+    private var ended = false
+    private var error: OTError?
+
+    init(reporter: Reporter, only: String?, directory: String?) {
+        self.reporter = reporter
+        self.only = only
+        self.directory = directory
+    }
+
+    var isConnected: Bool { lock.locked { connected } }
+    var hasEnded: Bool { lock.locked { ended } }
+    var lastError: OTError? { lock.locked { error } }
+
+    /// Before a new connection: forgets the old session's subscribers and state.
+    func reset() { lock.locked { connected = false; ended = false; error = nil; subscribers = [:] } }
+
+    func sessionDidConnect(_ session: OTSession) {
+        lock.locked { connected = true }
+        reporter.event("connected", "connected to session \(session.sessionId)")
+    }
+
+    func sessionDidDisconnect(_ session: OTSession) {
+        lock.locked { connected = false; ended = true }
+        reporter.event("disconnected", "disconnected from the session")
+    }
+
+    func session(_ session: OTSession, didFailWithError error: OTError) {
+        lock.locked { self.error = error; if !connected { ended = true } }
+        reporter.event("session_error", "session error \(error.code): \(error.message)", [("code", .int(Int(error.code)))])
+    }
+
+    func sessionDidBeginReconnecting(_ session: OTSession) { reporter.event("reconnecting", "connection lost; reconnecting") }
+    func sessionDidReconnect(_ session: OTSession) { reporter.event("reconnected", "reconnected") }
+
+    func session(_ session: OTSession, streamCreated stream: OTStream) {
+        if let only, stream.streamId != only { return }
+        let watch = lock.locked { () -> StreamWatch in
+            if let existing = watches[stream.streamId] { return existing }
+            let created = StreamWatch(recorder: StreamRecorder(streamId: stream.streamId, directory: directory), reporter: reporter)
+            watches[stream.streamId] = created
+            return created
+        }
+        let subscriber = OTSubscriber(stream: stream, delegate: watch)
+        subscriber.videoRender = watch.recorder
+        subscriber.networkStatsDelegate = watch
+        do {
+            try session.subscribe(subscriber)
+            lock.locked { subscribers[stream.streamId] = subscriber }
+            reporter.event("stream", "subscribing to stream \(stream.streamId) (\(stream.name.isEmpty ? "no name" : stream.name))",
+                           [("streamId", .text(stream.streamId)), ("name", .text(stream.name))])
+        } catch {
+            reporter.event("subscriber_error", "cannot subscribe to \(stream.streamId): \(error.message)")
+        }
+    }
+
+    func session(_ session: OTSession, streamDestroyed stream: OTStream) {
+        guard lock.locked({ subscribers.removeValue(forKey: stream.streamId) }) != nil else { return }
+        reporter.event("stream_ended", "stream \(stream.streamId) ended", [("streamId", .text(stream.streamId))])
+    }
+
+    /// One status report over every stream seen.
+    func report() {
+        let list = lock.locked { watches.values.sorted { $0.recorder.streamId < $1.recorder.streamId } }
+        if list.isEmpty {
+            reporter.status("connected  no stream yet", [("streams", .int(0))])
+            return
+        }
+        var parts: [String] = []
+        for watch in list {
+            let line = watch.sample()
+            parts.append(line.text)
+            if reporter.json { reporter.status("", line.fields) }
+        }
+        if !reporter.json { reporter.status(parts.joined(separator: " | "), []) }
+    }
+
+    /// Closes every recording.
+    func finish() {
+        let list = lock.locked { Array(watches.values) }
+        for watch in list {
+            watch.recorder.close()
+            let c = watch.recorder.counts()
+            reporter.event("summary", "stream \(watch.recorder.streamId): \(c.frames) frames decoded, \(c.stamped) with frame numbers",
+                           [("streamId", .text(watch.recorder.streamId)), ("frames", .int(c.frames)), ("stamped", .int(c.stamped))])
+        }
+    }
+}
+
+/// One stream's subscriber delegate and stats, plus its recorder.
+final class StreamWatch: OTSubscriberKitDelegate, OTSubscriberKitNetworkStatsDelegate, @unchecked Sendable {
+    let recorder: StreamRecorder
+    private let reporter: Reporter
+    private let lock = Lock()
+    private var video: (lost: UInt64, packets: UInt64, bytes: UInt64) = (0, 0, 0)
+    private var audioPackets: UInt64 = 0
+    private var last = (time: MonotonicTime.now(), frames: 0, bytes: UInt64(0))
+
+    init(recorder: StreamRecorder, reporter: Reporter) {
+        self.recorder = recorder
+        self.reporter = reporter
+    }
+
+    func subscriberDidConnectToStream(_ subscriber: OTSubscriberKit) {}
+    func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) {
+        reporter.event("subscriber_error", "stream \(recorder.streamId): \(error.code) \(error.message)", [("code", .int(Int(error.code)))])
+    }
+    func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit) {
+        reporter.event("stream_interrupted", "stream \(recorder.streamId) interrupted", [("streamId", .text(recorder.streamId))])
+    }
+    func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) {
+        reporter.event("stream_resumed", "stream \(recorder.streamId) resumed", [("streamId", .text(recorder.streamId))])
+    }
+
+    func subscriber(_ subscriber: OTSubscriberKit, videoNetworkStatsUpdated stats: OTSubscriberKitVideoNetworkStats) {
+        lock.locked { video = (stats.videoPacketsLost, stats.videoPacketsReceived, stats.videoBytesReceived) }
+    }
+
+    func subscriber(_ subscriber: OTSubscriberKit, audioNetworkStatsUpdated stats: OTSubscriberKitAudioNetworkStats) {
+        lock.locked { audioPackets = stats.audioPacketsReceived }
+    }
+
+    /// The stream's rates since the last sample, as text and as log fields.
+    func sample() -> (text: String, fields: [(String, LogValue)]) {
+        let c = recorder.counts()
+        let (stats, audio) = lock.locked { (video, audioPackets) }
+        let now = MonotonicTime.now()
+        let elapsed = max(0.001, now - last.time)
+        let fps = Double(c.frames - last.frames) / elapsed
+        let kbps = Double(stats.bytes &- last.bytes) * 8 / elapsed / 1000
+        last = (now, c.frames, stats.bytes)
+        let total = stats.packets + stats.lost
+        let loss = total > 0 ? Double(stats.lost) * 100 / Double(total) : 0
+        let short = String(recorder.streamId.prefix(8))
+        return ("\(short) \(c.width)x\(c.height) \(formatted(fps, 1)) fps \(Int(kbps)) kbps loss \(formatted(loss, 1)) % frames \(c.frames)",
+                [("streamId", .text(recorder.streamId)), ("width", .int(c.width)), ("height", .int(c.height)),
+                 ("fps", .number(fps)), ("kbps", .number(kbps)), ("lossPercent", .number(loss)), ("frames", .int(c.frames)),
+                 ("stamped", .int(c.stamped)), ("videoPackets", .int(Int(stats.packets))),
+                 ("videoLost", .int(Int(stats.lost))), ("audioPackets", .int(Int(audio)))])
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import OTRouter
+import OTSignaling
+import Testing
+
+/// Issue 6's device acceptance, in the hardware VM (vivid at /dev/video0, snd-aloop):
+/// `otkit publish --camera /dev/video0 --mic hw:Loopback,1` against a router (in this
+/// process), with `otkit subscribe` decoding. Mid-stream vivid goes away (the platform
+/// device is unbound, so the open camera fails at once, then the module is unloaded and
+/// loaded again): the publisher must report the loss, keep sending audio through the
+/// gap, and resume video when /dev/video0 is back. Over the run the subscriber decodes
+/// ≥ 95 % of the frames the publisher took from vivid.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["OTKIT_HARDWARE_TESTS"] == "1", "needs vivid; runs in the VM"), .serialized)
+struct HardwareOtkitPublishTests {
+    static let project = ProjectCredentials(apiKey: "6609", apiSecret: "6609aa11bb22cc33dd44ee55ff6677889900aabb")
+
+    @Test func publishVividSurvivesTheDriverGoingAwayAndComingBack() throws {
+        let dir = try temporaryDirectory("vm")
+        var configuration = RouterConfiguration()
+        configuration.projects = [Self.project]
+        configuration.logLevel = .error
+        let router = try Router(configuration: configuration)
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let env = ["OTKIT_API_KEY": Self.project.apiKey, "OTKIT_API_SECRET": Self.project.apiSecret]
+
+        // The subscriber first, so it sees the stream from its first frame.
+        let subscriber = try BackgroundProcess(["subscribe", "--router", router.baseURL, "--session", sessionId, "--log-format", "json"],
+                                               environment: env, directory: dir)
+        defer { if subscriber.isRunning { subscriber.terminate() } }
+        let publisher = try BackgroundProcess(["publish", "--router", router.baseURL, "--session", sessionId, "--camera", "/dev/video0",
+                                               "--mic", "hw:Loopback,1", "--resolution", "320x180", "--fps", "7", "--log-format", "json"],
+                                              environment: env, directory: dir)
+        defer { if publisher.isRunning { publisher.terminate() } }
+        #expect(poll(60) { field(publisher, "status", "framesSent") >= 40 },
+                "publishing: \(publisher.stdout.suffix(2000)) \(publisher.stderr)")
+
+        // vivid goes away under the open camera.
+        let unbound = unbindVivid()
+        #expect(unbound != nil, "vivid's platform device could be unbound")
+        #expect(poll(20) { publisher.stdout.contains("\"event\":\"camera_lost\"") }, "\(publisher.stdout.suffix(2000))")
+        let audioAtLoss: Int = field(publisher, "status", "audioPackets")
+        let framesAtLoss: Int = field(publisher, "status", "framesSent")
+        reloadVivid(unbound)
+        Thread.sleep(forTimeInterval: 3)
+        let audioAfterGap: Int = field(publisher, "status", "audioPackets")
+        let audioWanted: Int = audioAtLoss + 50
+        #expect(audioAfterGap > audioWanted, "audio went on through the gap: \(audioAtLoss) → \(audioAfterGap) packets")
+        #expect(poll(30) { publisher.stdout.contains("\"event\":\"camera_back\"") }, "\(publisher.stdout.suffix(2000))")
+        let framesWanted: Int = framesAtLoss + 40
+        #expect(poll(30) { field(publisher, "status", "framesSent") >= framesWanted }, "video resumed")
+        #expect(publisher.isRunning)
+
+        publisher.terminate()
+        #expect(publisher.waitForExit(20) == 0, "\(publisher.stderr)")
+        Thread.sleep(forTimeInterval: 2)
+        subscriber.terminate()
+        #expect(subscriber.waitForExit(20) == 0, "\(subscriber.stderr)")
+        let sent: Int = field(publisher, "stopped", "framesSent")
+        let decoded: Int = field(subscriber, "summary", "frames")
+        #expect(sent >= 80)
+        let decodedPercent: Int = sent > 0 ? decoded * 100 / sent : 0
+        #expect(decodedPercent >= 95, "decoded \(decoded) of \(sent) frames taken from vivid")
+    }
+
+    /// A whole-number field of the last `name` event the process printed (0 when absent).
+    private func field(_ process: BackgroundProcess, _ name: String, _ key: String) -> Int {
+        guard let object = event(process, name), let value = object[key] as? Int else { return 0 }
+        return value
+    }
+
+    /// The last JSON line with `"event": name`.
+    private func event(_ process: BackgroundProcess, _ name: String) -> [String: Any]? {
+        for line in process.stdout.split(separator: "\n").reversed() where line.contains("\"event\":\"\(name)\"") {
+            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { return object }
+        }
+        return nil
+    }
+
+    /// Unbinds vivid's platform device (what an unplug does to an open camera); returns
+    /// the device name to bind again, nil when there is none.
+    private func unbindVivid() -> String? {
+        let driver = "/sys/bus/platform/drivers/vivid"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: driver),
+              let device = entries.first(where: { $0.hasPrefix("vivid.") }) else { return nil }
+        return (try? device.write(toFile: "\(driver)/unbind", atomically: false, encoding: .utf8)) != nil ? device : nil
+    }
+
+    /// Unloads and loads the vivid module again (as /init loaded it); if unloading is
+    /// refused, binds the platform device again instead.
+    private func reloadVivid(_ device: String?) {
+        let line = ((try? String(contentsOfFile: "/etc/modules.load", encoding: .utf8)) ?? "")
+            .split(separator: "\n").first { $0.contains("/vivid.ko") }
+        let parts = line.map { $0.split(separator: " ").map(String.init) } ?? []
+        if let module = parts.first, run("/sbin/rmmod", ["vivid"]) == 0 || run("/bin/busybox", ["rmmod", "vivid"]) == 0 {
+            if run("/sbin/insmod", ["/lib/modules/\(module)"] + parts.dropFirst()) != 0 {
+                _ = run("/bin/busybox", ["insmod", "/lib/modules/\(module)"] + parts.dropFirst())
+            }
+        } else if let device {
+            try? device.write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8)
+        }
+    }
+
+    private func run(_ tool: String, _ arguments: [String]) -> Int32 {
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return -1 }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
