@@ -8,8 +8,11 @@ import Testing
 /// process), with `otkit subscribe` decoding. Mid-stream vivid goes away (the platform
 /// device is unbound, so the open camera fails at once, then the module is unloaded and
 /// loaded again): the publisher must report the loss, keep sending audio through the
-/// gap, and resume video when /dev/video0 is back. Over the run the subscriber decodes
-/// ≥ 95 % of the frames the publisher took from vivid.
+/// gap, and resume video when /dev/video0 is back. The subscriber decodes ≥ 95 % of the
+/// frames the publisher took from vivid while it was subscribed: counted from the
+/// publisher's last status line before the subscription began (up to a second of frames
+/// sent before anyone could receive them stay in the count, so the bar is, if anything,
+/// stricter than 95 %).
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["OTKIT_HARDWARE_TESTS"] == "1", "needs vivid; runs in the VM"), .serialized)
 struct HardwareOtkitPublishTests {
     static let project = ProjectCredentials(apiKey: "6609", apiSecret: "6609aa11bb22cc33dd44ee55ff6677889900aabb")
@@ -32,7 +35,10 @@ struct HardwareOtkitPublishTests {
                                                "--mic", "hw:Loopback,1", "--resolution", "320x180", "--fps", "7", "--log-format", "json"],
                                               environment: env, directory: dir)
         defer { if publisher.isRunning { publisher.terminate() } }
-        #expect(poll(60) { field(publisher, "status", "framesSent") >= 40 },
+        #expect(poll(60) { event(subscriber, "stream") != nil }, "subscribing: \(subscriber.stdout.suffix(2000)) \(subscriber.stderr)")
+        // Frames sent before this status line could not reach the subscriber.
+        let framesBeforeSubscribing: Int = field(publisher, "status", "framesSent")
+        #expect(poll(60) { field(publisher, "status", "framesSent") >= framesBeforeSubscribing + 100 },
                 "publishing: \(publisher.stdout.suffix(2000)) \(publisher.stderr)")
 
         // vivid goes away under the open camera.
@@ -47,7 +53,7 @@ struct HardwareOtkitPublishTests {
         let audioWanted: Int = audioAtLoss + 50
         #expect(audioAfterGap > audioWanted, "audio went on through the gap: \(audioAtLoss) → \(audioAfterGap) packets")
         #expect(poll(30) { publisher.stdout.contains("\"event\":\"camera_back\"") }, "\(publisher.stdout.suffix(2000))")
-        let framesWanted: Int = framesAtLoss + 40
+        let framesWanted: Int = framesAtLoss + 100
         #expect(poll(30) { field(publisher, "status", "framesSent") >= framesWanted }, "video resumed")
         #expect(publisher.isRunning)
 
@@ -56,11 +62,12 @@ struct HardwareOtkitPublishTests {
         Thread.sleep(forTimeInterval: 2)
         subscriber.terminate()
         #expect(subscriber.waitForExit(20) == 0, "\(subscriber.stderr)")
-        let sent: Int = field(publisher, "stopped", "framesSent")
+        let sent: Int = field(publisher, "stopped", "framesSent") - framesBeforeSubscribing
         let decoded: Int = field(subscriber, "summary", "frames")
-        #expect(sent >= 80)
+        #expect(sent >= 200)
         let decodedPercent: Int = sent > 0 ? decoded * 100 / sent : 0
-        #expect(decodedPercent >= 95, "decoded \(decoded) of \(sent) frames taken from vivid")
+        #expect(decodedPercent >= 95, "decoded \(decoded) of the \(sent) frames taken from vivid while subscribed "
+                + "(\(framesBeforeSubscribing) before)")
     }
 
     /// A whole-number field of the last `name` event the process printed (0 when absent).
