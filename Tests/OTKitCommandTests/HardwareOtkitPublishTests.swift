@@ -66,8 +66,8 @@ struct HardwareOtkitPublishTests {
         let decoded: Int = field(subscriber, "summary", "frames")
         #expect(sent >= 200)
         let decodedPercent: Int = sent > 0 ? decoded * 100 / sent : 0
-        #expect(decodedPercent >= 95, "decoded \(decoded) of the \(sent) frames taken from vivid while subscribed "
-                + "(\(framesBeforeSubscribing) before)")
+        #expect(decodedPercent >= 95,
+                "decoded \(decoded) of the \(sent) frames taken from vivid while subscribed (\(framesBeforeSubscribing) before)")
     }
 
     /// A whole-number field of the last `name` event the process printed (0 when absent).
