@@ -37,8 +37,10 @@ struct AdaptiveQualityAcceptanceAudioFallbackTests {
         #expect(poll(20) { render.seen.count >= 60 }, "B decodes")
 
         proxies.setImpairment(Self.starved, for: .reverse)
+        let cappedAt = Date()
         let disabled = b.recorder.wait(10) { $0.contains("subscriber videoDisabled 3") }
         let fallback = { b.recorder.calls.filter { $0.hasPrefix("subscriber video") } }
+        print("AdaptiveQualityAcceptance subscriber fallback: disabled \(String(format: "%.1f", Date().timeIntervalSince(cappedAt))) s after the cap")
         #expect(disabled, "video off within 10 s: \(fallback()) \(String(describing: rig.media.status(subscriberId: subscriberId)))")
         if !disabled { #expect(b.recorder.wait(30) { $0.contains("subscriber videoDisabled 3") }, "at all: \(fallback())") }
         #expect(Array(fallback().prefix(2)) == ["subscriber videoDisableWarning", "subscriber videoDisabled 3"], "the warning comes first")
@@ -57,7 +59,9 @@ struct AdaptiveQualityAcceptanceAudioFallbackTests {
         #expect(AudioAnalysis.rms(heard) > 1000 && abs(frequency - 440) < 2, "the tone plays: \(frequency) Hz")
 
         proxies.setImpairment(ImpairmentSettings(), for: .reverse)
+        let liftedAt = Date()
         #expect(b.recorder.wait(15) { $0.contains("subscriber videoEnabled 3") }, "video back within 15 s: \(fallback()) \(String(describing: rig.media.status(subscriberId: subscriberId)))")
+        print("AdaptiveQualityAcceptance subscriber fallback: enabled \(String(format: "%.1f", Date().timeIntervalSince(liftedAt))) s after the lift")
         let frames = render.seen.count
         #expect(poll(10) { render.seen.count >= frames + 30 }, "and B decodes again")
         #expect(!b.recorder.calls.contains { $0.hasPrefix("subscriber didFail") || $0 == "subscriber disconnected" })
@@ -80,10 +84,12 @@ struct AdaptiveQualityAcceptanceAudioFallbackTests {
         #expect(poll(20) { render.seen.count >= 60 }, "B decodes")
 
         proxies.setImpairment(Self.starved, for: .forward)
+        let cappedAt = Date()
         let fallback = { a.recorder.calls.filter { $0.hasPrefix("publisher video") } }
         let state = { "\(fallback()) estimate \(pipeline.bandwidthEstimate) target \(pipeline.targetVideoBitrate) state \(pipeline.videoFallbackState)" }
         let disabled = a.recorder.wait(10) { $0.contains("publisher videoDisabled 3") }
         #expect(disabled, "video off within 10 s: \(state())")
+        print("AdaptiveQualityAcceptance publisher fallback: disabled \(String(format: "%.1f", Date().timeIntervalSince(cappedAt))) s after the cap")
         if !disabled { #expect(a.recorder.wait(30) { $0.contains("publisher videoDisabled 3") }, "at all: \(state())") }
         #expect(Array(fallback().prefix(2)) == ["publisher videoDisableWarning", "publisher videoDisabled 3"], "the warning comes first")
 
@@ -100,7 +106,9 @@ struct AdaptiveQualityAcceptanceAudioFallbackTests {
         #expect(audioPackets >= 120, "audio keeps arriving at B: \(audioPackets) in 3 s")
 
         proxies.setImpairment(ImpairmentSettings(), for: .forward)
+        let liftedAt = Date()
         #expect(a.recorder.wait(15) { $0.contains("publisher videoEnabled 3") }, "video back within 15 s: \(state())")
+        print("AdaptiveQualityAcceptance publisher fallback: enabled \(String(format: "%.1f", Date().timeIntervalSince(liftedAt))) s after the lift")
         let frames = render.seen.count
         #expect(poll(10) { render.seen.count >= frames + 30 }, "and B decodes again")
         #expect(pipeline.videoCounters.snapshot().frames > encoded, "the publisher encodes again")
