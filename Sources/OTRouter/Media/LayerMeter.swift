@@ -52,11 +52,17 @@ struct LayerMeter {
         let seconds = Double(elapsed) / 1e9
         let first = generation == 0
         var sawVideo = false
+        // Which encodings sent anything in this window (raw, not smoothed: a smoothed
+        // rate only halves each window and never reaches 0 once an encoding has sent).
+        var sentNow = 0  // bit s: encoding s sent
+        for index in bytes.indices where bytes[index] > 0 { sentNow |= 1 << (index / Self.maxTemporal) }
         for index in bytes.indices {
             let bps = Double(bytes[index]) * 8 / seconds
             let fps = Double(frames[index]) / seconds
-            rate[index] = first ? bps : (rate[index] + bps) / 2
-            frameRate[index] = first ? fps : (frameRate[index] + fps) / 2
+            // No history (the first window, or a layer that was absent): the window as measured.
+            let fresh = first || (rate[index] == 0 && frameRate[index] == 0)
+            rate[index] = fresh ? bps : (rate[index] + bps) / 2
+            frameRate[index] = fresh ? fps : (frameRate[index] + fps) / 2
             if bytes[index] > 0 { sawVideo = true }
             bytes[index] = 0
             frames[index] = 0
@@ -75,9 +81,17 @@ struct LayerMeter {
                 sum += rate[s * Self.maxTemporal + t]
                 cumulative.append(Int(sum))
             }
-            // An encoding above the smallest that the publisher does not send is absent
-            // (no bitrates), so no selector waits for its keyframe.
-            if s > 0, sum == 0 { cumulative = [] }
+            // An encoding above the smallest that the publisher does not send (nothing in
+            // this window: never sent, or switched off by the publisher's allocator) is
+            // absent (no bitrates), so no selector forwards it or waits for its keyframe;
+            // its smoothed history is dropped so a return is measured afresh.
+            if s > 0, sum == 0 || sentNow & (1 << s) == 0 {
+                cumulative = []
+                for t in 0..<Self.maxTemporal {
+                    rate[s * Self.maxTemporal + t] = 0
+                    frameRate[s * Self.maxTemporal + t] = 0
+                }
+            }
             spatial.append(SpatialLayerInfo(width: s < widths.count ? widths[s] : 0,
                                             height: s < heights.count ? heights[s] : 0, bitrates: cumulative))
         }

@@ -102,10 +102,16 @@ struct LegAdaptation {
         min(estimate, Int(2 * sentRate))
     }
 
-    /// Feeds one transport-wide feedback from the subscriber.
+    /// Feeds one transport-wide feedback from the subscriber. While the leg probes (audio
+    /// fallback's recovery probe, or an application-limited leg's burst) what the
+    /// subscriber acknowledges (at most what the leg sent) is a rate the path delivers: the
+    /// estimate takes it at once
+    /// (`BandwidthEstimator.onProbeResult`) instead of climbing 8 % a second, so a leg whose
+    /// bottleneck went away gets video back within seconds.
     mutating func take(_ feedback: TransportWideCCFeedback, now: UInt64) {
         adapter.adapt(feedback, history: &history, now: now, into: &results)
         estimator.onTransportFeedback(results, now: now)
+        if probeRate > 0 { estimator.onProbeResult(sentBitrate: Int(sentRate), now: now) }
         feedbacks &+= 1
     }
 }

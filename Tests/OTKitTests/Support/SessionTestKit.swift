@@ -52,11 +52,13 @@ struct SessionTestKit {
 
     /// Publishes the stamped test pattern (plus the default audio) and expects the
     /// publisher's streamCreated; returns the publisher and its stream id.
+    /// `configure` may change the other settings (e.g. `publisherAudioFallbackEnabled`).
     func publishPattern(_ session: OTSession, _ recorder: DelegateRecorder, name: String? = nil,
-                        width: Int, height: Int, fps: Int,
+                        width: Int, height: Int, fps: Int, configure: ((OTPublisherKitSettings) -> Void)? = nil,
                         sourceLocation: SourceLocation = #_sourceLocation) throws -> (publisher: OTPublisherKit, streamId: String) {
         let settings = OTPublisherKitSettings()
         if let name { settings.name = name }
+        configure?(settings)
         settings.videoCapture = TestPatternCapturer(width: width, height: height, fps: fps)
         return try publish(session, recorder, settings, sourceLocation)
     }
@@ -117,18 +119,49 @@ struct CutPath {
 }
 
 /// Impairment proxies in front of the router's media legs (via mediaAddressRewrite).
+/// Impairments set per direction apply to every proxy of the session, now and later
+/// (`.forward` = client → router, `.reverse` = router → client).
 final class MediaProxies: @unchecked Sendable {
     private let lock = NSLock()
     private var proxies: [ImpairmentProxy] = []
+    private var forward = ImpairmentSettings()
+    private var reverse = ImpairmentSettings()
+    private var seed: UInt64 = 1
 
     func route(_ host: String, _ port: Int) -> (String, Int) {
-        guard let target = SocketAddress(ipv4: host, port: UInt16(port)),
-              let proxy = try? ImpairmentProxy(target: target) else { return (host, port) }
-        lock.withLock { proxies.append(proxy) }
+        guard let target = SocketAddress(ipv4: host, port: UInt16(port)) else { return (host, port) }
+        let made = lock.withLock { () -> ImpairmentProxy? in
+            seed &+= 1
+            guard let proxy = try? ImpairmentProxy(target: target, forward: forward, reverse: reverse, seed: seed) else { return nil }
+            proxies.append(proxy)
+            return proxy
+        }
+        guard let proxy = made else { return (host, port) }
         return ("127.0.0.1", Int(proxy.listenAddress.port))
     }
 
     var count: Int { lock.withLock { proxies.count } }
+    /// The proxies made so far (one per media leg the session opened).
+    var all: [ImpairmentProxy] { lock.withLock { proxies } }
+
+    /// Sets one direction's impairments on every proxy (the blackhole flag each has is
+    /// kept) and on those made later.
+    func setImpairment(_ settings: ImpairmentSettings, for direction: ImpairmentProxy.Direction) {
+        let current = lock.withLock { () -> [ImpairmentProxy] in
+            if direction == .forward { forward = settings } else { reverse = settings }
+            return proxies
+        }
+        for proxy in current {
+            var next = settings
+            next.blackhole = proxy.settings(for: direction).blackhole
+            proxy.setSettings(next, for: direction)
+        }
+    }
+
+    /// One direction's counters summed over every proxy.
+    func bytesReceived(_ direction: ImpairmentProxy.Direction) -> UInt64 {
+        all.reduce(0) { $0 + $1.counters(for: direction).receivedBytes }
+    }
     func setBlackhole(_ on: Bool) { for proxy in lock.withLock({ proxies }) { proxy.setBlackhole(on) } }
     func stop() { for proxy in lock.withLock({ proxies }) { proxy.stop() } }
 }

@@ -21,12 +21,16 @@ final class ToneLoopDevice: OTAudioDevice, @unchecked Sendable {
     private let lock = NSLock()
     private var bus: OTAudioBus?
     private var rendered: [Int16] = []
+    private var recent: [Int16] = []
     private let capturing = Atomic<Bool>(false)
     private let rendering = Atomic<Bool>(false)
 
     init(frequency: Double) { self.frequency = frequency }
 
+    /// The first 20 s rendered.
     var renderedSamples: [Int16] { lock.withLock { rendered } }
+    /// The last `count` samples rendered (at most 1 s), however long it has run.
+    func lastRendered(_ count: Int) -> [Int16] { lock.withLock { Array(recent.suffix(min(count, 48_000))) } }
 
     func setAudioBus(_ audioBus: OTAudioBus?) -> Bool { lock.withLock { bus = audioBus }; return true }
     func captureFormat() -> OTAudioFormat { OTAudioFormat() }
@@ -73,7 +77,11 @@ final class ToneLoopDevice: OTAudioDevice, @unchecked Sendable {
             var next = Date()
             while rendering.load(ordering: .relaxed) {
                 piece.withUnsafeMutableBufferPointer { _ = bus?.readRenderData($0.baseAddress!, numberOfSamples: 480) }
-                lock.withLock { if rendered.count < 48_000 * 20 { rendered.append(contentsOf: piece) } }
+                lock.withLock {
+                    if rendered.count < 48_000 * 20 { rendered.append(contentsOf: piece) }
+                    recent.append(contentsOf: piece)
+                    if recent.count > 96_000 { recent.removeFirst(48_000) }
+                }
                 next.addTimeInterval(0.01)
                 Thread.sleep(until: next)
             }

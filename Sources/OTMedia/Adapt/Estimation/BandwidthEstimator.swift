@@ -156,6 +156,27 @@ public struct BandwidthEstimator: Sendable {
                     now: now)
     }
 
+    /// Feeds what a probe showed: while the sender probes (padding on top of its media), what
+    /// the path delivered is a rate it demonstrably carries. The probe's rate is the smaller
+    /// of the acknowledged bitrate and `sentBitrate` (what the sender sent lately, media and
+    /// padding): arrivals compressed by a draining queue overstate the acknowledged rate, a
+    /// path cannot deliver more than was sent. If the detector sees no over-use, the
+    /// standing queue is under the drain target (100 ms) and that rate is above the
+    /// delay-based estimate, the estimate moves up to it at once instead of climbing 8 % a
+    /// second (gcc-02 leaves probing to the sender; senders that probe take the probe's
+    /// rate, the lesser of sent and received, as the estimate). The loss-based part is
+    /// raised to it too while the last loss report was under 2 % (else it would climb 5 %
+    /// per report from the cut the congestion left). Never lowers either. Call only while
+    /// probing (a sender that merely keeps up with an estimate learns nothing new). O(1).
+    public mutating func onProbeResult(sentBitrate: Int, now: UInt64) {
+        guard let acknowledgedRate = acknowledged.bitrate, detector.usage != .overusing,
+              queueDelay.queueingDelayNanoseconds < rateControl.configuration.queueDelayTargetNanoseconds else { return }
+        let delivered = min(acknowledgedRate, sentBitrate)
+        guard Double(delivered) > min(rateControl.estimate, loss.estimate) else { return }
+        if Double(delivered) > rateControl.estimate { rateControl.setEstimate(delivered) }
+        loss.raise(to: delivered)
+    }
+
     /// Sets the round-trip time (from RTCP, RFC 3550 §6.4.1, or the feedback), which sets the
     /// controllers' response time (100 ms + rtt, §5.5). O(1).
     public mutating func onRTT(nanoseconds: UInt64) {

