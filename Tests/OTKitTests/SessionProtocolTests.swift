@@ -84,7 +84,8 @@ struct SessionProtocolTests {
         let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
         session.apiQueue = recorder.queue
         try session.connect(withToken: "T1==token")
-        #expect(session.sessionConnectionStatus == .connecting)
+        // connect returns at once; a loaded machine may already have the refusal back.
+        #expect([.connecting, .notConnected].contains(session.sessionConnectionStatus))
         #expect(recorder.wait(15) { !$0.isEmpty })
         #expect(recorder.calls == ["didFail 1006"])
         #expect(session.sessionConnectionStatus == .notConnected)
