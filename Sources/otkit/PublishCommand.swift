@@ -132,13 +132,15 @@ enum PublishCommand {
             let level = device.map { Double($0.captureLevel.load(ordering: .relaxed)) / 1000 } ?? 0
             let camera = capture.available.load(ordering: .acquiring) ? "ok" : "lost"
             let state = s.reconnecting ? "reconnecting" : (s.streamId != nil ? "publishing" : "connected")
+            publisher.getRtcStatsReport()  // the answer (RTT) shows in the next line
+            let rtt = s.roundTripSeconds.map { "rtt \(Int($0 * 1000)) ms" } ?? "rtt n/a"
             observer.reporter.status(
                 "\(state)  \(capture.format.width)x\(capture.format.height)  \(formatted(fps, 1)) fps  \(Int(kbps)) kbps  "
-                    + "loss \(formatted(loss, 1)) %  rtt n/a  audio \(formatted(level, 2))  video \(camera)  reconnects \(s.reconnects)",
+                    + "loss \(formatted(loss, 1)) %  \(rtt)  audio \(formatted(level, 2))  video \(camera)  reconnects \(s.reconnects)",
                 [("state", .text(state)), ("width", .int(capture.format.width)), ("height", .int(capture.format.height)),
                  ("fps", .number(fps)), ("kbps", .number(kbps)), ("lossPercent", .number(loss)),
                  ("framesSent", .int(frames)), ("videoPackets", .int(Int(s.videoPackets))), ("audioPackets", .int(Int(s.audioPackets))),
-                 ("audioLevel", .number(level)), ("camera", .text(camera)), ("reconnects", .int(s.reconnects)),
+                 ("audioLevel", .number(level)), ("rttMilliseconds", .number((s.roundTripSeconds ?? 0) * 1000)), ("camera", .text(camera)), ("reconnects", .int(s.reconnects)),
                  ("streamId", .text(s.streamId ?? ""))])
             lastTime = now
             lastFrames = frames
@@ -183,6 +185,7 @@ enum PublishCommand {
         settings.audioTrack = audio
         let publisher = OTPublisherKit(delegate: observer, settings: settings)
         publisher.networkStatsDelegate = observer
+        publisher.rtcStatsReportDelegate = observer
         publisher.audioLevelDelegate = observer
         return publisher
     }

@@ -1,10 +1,11 @@
+import Foundation
 import OTKit
 
 /// The publish command's delegate for its session and publisher: what happened (for
 /// the main loop to act on) and the latest stats (for the status line). Called on the
 /// command's API queue; read from the main thread.
 final class PublishObserver: OTSessionDelegate, OTPublisherKitDelegate, OTPublisherKitNetworkStatsDelegate,
-    OTPublisherKitAudioLevelDelegate, @unchecked Sendable {
+    OTPublisherKitAudioLevelDelegate, OTPublisherKitRtcStatsReportDelegate, @unchecked Sendable {
     /// The counters the status line shows.
     struct Stats {
         var connected = false
@@ -19,6 +20,8 @@ final class PublishObserver: OTSessionDelegate, OTPublisherKitDelegate, OTPublis
         var audioPackets: Int64 = 0
         var audioLevel: Float = 0
         var reconnects = 0
+        /// The video round trip the receiver's reports give, seconds (nil: none yet).
+        var roundTripSeconds: Double?
     }
 
     private let lock = Lock()
@@ -61,6 +64,17 @@ final class PublishObserver: OTSessionDelegate, OTPublisherKitDelegate, OTPublis
     func sessionDidReconnect(_ session: OTSession) {
         lock.locked { stats.reconnecting = false }
         reporter.event("reconnected", "reconnected; the stream goes on")
+    }
+
+    /// The RTCStats report the status loop asks for each second: keeps the video
+    /// `remote-inbound-rtp` entry's `roundTripTime` (from the receiver's RTCP reports).
+    func publisher(_ publisher: OTPublisherKit, rtcStatsReport stats: [OTPublisherRtcStats]) {
+        for leg in stats {
+            guard let reports = try? JSONSerialization.jsonObject(with: Data(leg.jsonArrayOfReports.utf8)) as? [[String: Any]] else { continue }
+            for report in reports where report["type"] as? String == "remote-inbound-rtp" && report["kind"] as? String == "video" {
+                if let rtt = report["roundTripTime"] as? Double { lock.locked { self.stats.roundTripSeconds = rtt } }
+            }
+        }
     }
 
     func session(_ session: OTSession, streamCreated stream: OTStream) {}

@@ -115,6 +115,8 @@ struct NetworkStatsReportTests {
         #expect(Self.number(videoOut, "frameWidth") == 160 && Self.number(videoOut, "frameHeight") == 120)
         #expect(Self.number(videoOut, "framesPerSecond") > 0)
         #expect((videoOut["ssrc"] as? NSNumber)?.uint32Value ?? 0 != 0)
+        let remoteVideo = try #require(outbound.first { $0["type"] as? String == "remote-inbound-rtp" && $0["kind"] as? String == "video" })
+        #expect(Self.number(remoteVideo, "roundTripTime") > 0, "the router's receiver reports carry LSR/DLSR: \(remoteVideo)")
         let audioOut = try #require(outbound.first { $0["type"] as? String == "outbound-rtp" && $0["kind"] as? String == "audio" })
         #expect(Self.number(audioOut, "packetsSent") > 0)
         let videoCodec = try #require(outbound.first { $0["id"] as? String == videoOut["codecId"] as? String })

@@ -75,11 +75,11 @@ extension ForwardingHandler {
         var blocks = (ReportBlock(ssrc: 0), ReportBlock(ssrc: 0))
         var count = 0
         if publisher.videoSeen, let ssrc = publisher.videoSSRC {
-            blocks.0 = block(ssrc: ssrc, &publisher.videoStatistics)
+            blocks.0 = block(ssrc: ssrc, &publisher.videoStatistics, note: publisher.videoReportNote, now: now)
             count = 1
         }
         if publisher.audioSeen, let ssrc = publisher.audioSSRC {
-            let audio = block(ssrc: ssrc, &publisher.audioStatistics)
+            let audio = block(ssrc: ssrc, &publisher.audioStatistics, note: publisher.audioReportNote, now: now)
             if count == 0 { blocks.0 = audio } else { blocks.1 = audio }
             count += 1
         }
@@ -93,10 +93,14 @@ extension ForwardingHandler {
         }
     }
 
-    private func block(ssrc: UInt32, _ statistics: inout ReceiveStreamStatistics) -> ReportBlock {
-        ReportBlock(ssrc: ssrc, fractionLost: statistics.takeFractionLost(),
-                    cumulativeLost: Int32(clamping: statistics.cumulativeLost),
-                    extendedHighestSequence: UInt32(truncatingIfNeeded: statistics.extendedHighestSequence),
-                    jitter: UInt32(clamping: Int(statistics.jitter)))
+    private func block(ssrc: UInt32, _ statistics: inout ReceiveStreamStatistics,
+                       note: (middle32: UInt32, receivedAt: UInt64), now: UInt64) -> ReportBlock {
+        let heard = note.receivedAt != 0 && now >= note.receivedAt
+        return ReportBlock(ssrc: ssrc, fractionLost: statistics.takeFractionLost(),
+                           cumulativeLost: Int32(clamping: statistics.cumulativeLost),
+                           extendedHighestSequence: UInt32(truncatingIfNeeded: statistics.extendedHighestSequence),
+                           jitter: UInt32(clamping: Int(statistics.jitter)),
+                           lastSenderReport: heard ? note.middle32 : 0,
+                           delaySinceLastSenderReport: heard ? RTCPRoundTrip.compact(fromNanoseconds: now - note.receivedAt) : 0)
     }
 }

@@ -237,6 +237,11 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             let encoding = publisher.encoding(of: report.ssrc) ?? -1
             let isVideo = encoding >= 0
             guard isVideo || report.ssrc == publisher.audioSSRC else { continue }
+            if report.ssrc == publisher.videoSSRC {
+                publisher.videoReportNote = (report.ntpTimestamp.middle32, now)
+            } else if report.ssrc == publisher.audioSSRC {
+                publisher.audioReportNote = (report.ntpTimestamp.middle32, now)
+            }
             for leg in subscribers
             where isVideo ? leg.route.spatial == encoding && leg.route.frameOn : leg.takesAudio.load(ordering: .relaxed) {
                 guard let address = leg.address else { continue }

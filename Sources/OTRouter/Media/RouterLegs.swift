@@ -87,6 +87,11 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     var videoStatistics = ReceiveStreamStatistics(clockRate: 90_000)
     var audioSeen = false
     var videoSeen = false
+    /// The latest sender report of the full-size video and of the audio: NTP middle 32
+    /// bits and arrival (monotonic ns), for the LSR/DLSR of our receiver reports (RFC 3550
+    /// 6.4.1), from which the publisher computes its round trip.
+    var videoReportNote: (middle32: UInt32, receivedAt: UInt64) = (0, 0)
+    var audioReportNote: (middle32: UInt32, receivedAt: UInt64) = (0, 0)
     /// Whether the last video packet received ended a frame (RTP marker): the next one
     /// starts a picture, where a subscriber's video may be switched on or off.
     var videoFrameEnded = true
