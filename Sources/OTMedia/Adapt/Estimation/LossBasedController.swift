@@ -76,6 +76,12 @@ public struct LossBasedController: Sendable {
         responseTimeNanoseconds = 100_000_000 + nanoseconds
     }
 
+    /// Raises As to `bitrate` (clamped) when higher: a probe carried that rate with less
+    /// loss than the decrease threshold, so the loss-based limit is at least that. O(1).
+    public mutating func raise(to bitrate: Int) {
+        estimate = max(estimate, min(max(Double(bitrate), Double(configuration.minBitrate)), Double(configuration.maxBitrate)))
+    }
+
     /// Applies one loss report. `fractionLost` in 0...1 (clamped), `ceiling` the most an
     /// increase may reach (bits/s, usually the delay-based estimate), `acknowledgedBitrate`
     /// the most a cut starts from (bits/s), `now` the caller's clock in nanoseconds. Returns
