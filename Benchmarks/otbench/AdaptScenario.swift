@@ -9,10 +9,15 @@ import Synchronization
 /// - seconds until the sent bitrate (1 s window) fits under the new cap (goal ≤ 2 s);
 /// - share of the frames encoded during the drop that the subscriber decoded (goal ≥ 0.95);
 /// - seconds after the lift until the sent bitrate is ≥ 0.8 × the pre-drop rate (goal ≤ 10 s);
-/// - the estimate before, during and after, and probes sent (information).
-/// `--only 720p` runs 1280x720 (default 640x360: two shared cores cannot encode 720p at
-/// 30 fps beside the decoder). The figures need the adaptive encoder (resolution and
-/// frame rate ladder): with bitrate alone, VP8 cannot reach 500 kbps at every size.
+/// - the estimate before, during and after, and probes sent (information);
+/// - the longest gap between decoded frames during the drop and the frames encoder
+///   pushback skipped (information: the decoded share counts encoded frames, so a skipped
+///   frame is not a lost one, but a long gap is a visible freeze);
+/// - media alone back to 0.8 × (information: the goal's sent rate counts probe padding).
+/// `OTBENCH_ADAPT_TRACE=1` logs the counters every 0.5 s.
+/// Default 1280x720 (the test pattern costs about a third of a core); `--only 360` runs
+/// 640x360, whose top rung (415 kbps) already fits the cap. An information row gives the
+/// climb of media alone (the goal's sent rate counts probe padding).
 enum AdaptScenario: Scenario {
     static let name = "adapt"
     static let summary = "congestion control: 2 Mbps → 500 kbps → 2 Mbps through the impairment proxy"
@@ -20,20 +25,39 @@ enum AdaptScenario: Scenario {
     /// Frames the subscriber decoded.
     final class Count: Sendable {
         private let value = Atomic<Int>(0)
-        func add() { value.add(1, ordering: .relaxed) }
+        private let last = Atomic<UInt64>(0)
+        private let gap = Atomic<UInt64>(0)
+        /// Counts a decoded frame and notes the longest time since the one before.
+        func add() {
+            value.add(1, ordering: .relaxed)
+            let now = DispatchTime.now().uptimeNanoseconds
+            let previous = last.exchange(now, ordering: .relaxed)
+            if previous > 0, now > previous, now - previous > gap.load(ordering: .relaxed) {
+                gap.store(now - previous, ordering: .relaxed)
+            }
+        }
         var current: Int { value.load(ordering: .relaxed) }
+        /// The longest gap between decoded frames since the last reset, counting the one open now.
+        var longestGapSeconds: Double {
+            let open = DispatchTime.now().uptimeNanoseconds &- last.load(ordering: .relaxed)
+            return Double(max(gap.load(ordering: .relaxed), open)) / 1e9
+        }
+        func resetGap() { gap.store(0, ordering: .relaxed) }
     }
 
     /// One sample of the publisher's counters.
     struct Sample {
         var time: Double
         var sentBytes: UInt64
+        var mediaBytes: UInt64
         var estimate: UInt64
     }
 
     static func run(options: Options, log: ProgressLog) throws -> [BenchResult] {
-        let large = options.only?.contains("720") ?? false
-        let (width, height) = large ? (1280, 720) : (640, 360)
+        // 720p by default: the adaptive encoder's top rung at 640x360@30 is 415 kbps, under
+        // the 500 kbps cap, so at 360p the drop would measure nothing.
+        let small = options.only?.contains("360") ?? false
+        let (width, height) = small ? (640, 360) : (1280, 720)
         let high: UInt64 = 2_000_000, low: UInt64 = 500_000
         let keys = SRTPLegKeys.random()
         var subscriberConfiguration = SubscriberConfiguration()
@@ -71,18 +95,43 @@ enum AdaptScenario: Scenario {
         func sample() {
             let bytes = publisher.videoCounters.snapshot().bytes + publisher.audioCounters.snapshot().bytes
                 + publisher.transportCounters.snapshot().probeBytes
-            samples.append(Sample(time: Date().timeIntervalSince(start), sentBytes: bytes, estimate: publisher.bandwidthEstimate))
+            let media = publisher.videoCounters.snapshot().bytes + publisher.audioCounters.snapshot().bytes
+            samples.append(Sample(time: Date().timeIntervalSince(start), sentBytes: bytes, mediaBytes: media,
+                                  estimate: publisher.bandwidthEstimate))
         }
         /// Bits/s over the last second of samples.
         func rate() -> Double {
             guard let last = samples.last, let first = samples.last(where: { last.time - $0.time >= 1 }) else { return 0 }
             return Double(last.sentBytes - first.sentBytes) * 8 / (last.time - first.time)
         }
+        /// Media only (no probes), bits/s over the last second.
+        func mediaRate() -> Double {
+            guard let last = samples.last, let first = samples.last(where: { last.time - $0.time >= 1 }) else { return 0 }
+            return Double(last.mediaBytes - first.mediaBytes) * 8 / (last.time - first.time)
+        }
+        let trace = ProcessInfo.processInfo.environment["OTBENCH_ADAPT_TRACE"] != nil
+        var traced = 0
+        func traceRow() {
+            guard trace, let last = samples.last, Int(last.time * 2) > traced else { return }
+            traced = Int(last.time * 2)
+            let t = publisher.transportCounters.snapshot()
+            let v = publisher.videoCounters.snapshot()
+            let e = publisher.currentVideoEncoding
+            let p = proxy.counters(for: .forward)
+            let s = subscriber.videoCounters.snapshot()
+            let encoding = e.map { "\($0.width)x\($0.height)@\($0.frameRate) \($0.bitrate / 1000)k" } ?? "-"
+            log(String(format: "t %5.1f sent %5.0f est %5d tgt %5d ", last.time, rate() / 1000, Int(t.estimateBitsPerSecond / 1000),
+                       Int(t.videoTargetBitsPerSecond / 1000))
+                + "enc \(encoding) frames \(v.frames) dec \(decoded.current) kf \(v.keyframes) pace \(t.pacingBitsPerSecond / 1000) "
+                + "pad \(t.paddingBitsPerSecond / 1000) probes \(t.probePackets) drop \(t.droppedPackets) capdrop \(p.droppedByCap) "
+                + "lost \(s.packetsLost) nack \(s.nacks) pli \(s.keyframeRequests) clusters \(t.probeClusters)/\(t.probeClustersMeasured)/\(t.probeClustersApplied) lastprobe \(t.lastProbeBitsPerSecond / 1000) pushed \(publisher.videoFramesPushedBack) retx \(v.retransmissions) skip \(t.retransmissionsSkipped)")
+        }
         func run(seconds: Double, until condition: (() -> Bool)? = nil) -> Double? {
             let phaseStart = Date()
             while Date().timeIntervalSince(phaseStart) < seconds {
                 Thread.sleep(forTimeInterval: 0.1)
                 sample()
+                traceRow()
                 if let condition, condition() { return Date().timeIntervalSince(phaseStart) }
             }
             return nil
@@ -96,16 +145,27 @@ enum AdaptScenario: Scenario {
         proxy.setSettings(settings(low), for: .forward)
         let framesAtDrop = publisher.videoCounters.snapshot().frames
         let decodedAtDrop = decoded.current
+        decoded.resetGap()
         let dropStart = Date()
         let fit = run(seconds: 15) { rate() <= Double(low) && Date().timeIntervalSince(dropStart) > 1 }
         if let fit { _ = run(seconds: 15 - fit) }
         let estimateDuring = publisher.bandwidthEstimate
         let encoded = publisher.videoCounters.snapshot().frames - framesAtDrop
         let decodedShare = Double(decoded.current - decodedAtDrop) / Double(max(encoded, 1))
+        let freeze = decoded.longestGapSeconds
+        let pushedBack = publisher.videoFramesPushedBack
         log("adapt: fit under the cap after \(fit.map { String(format: "%.1f s", $0) } ?? "never"), estimate \(estimateDuring / 1000) kbps; lifting")
         proxy.setSettings(settings(high), for: .forward)
         let liftStart = Date()
-        let climb = run(seconds: 30) { rate() >= 0.8 * before && Date().timeIntervalSince(liftStart) > 1 }
+        var mediaClimb: Double?
+        let climb = run(seconds: 30) {
+            let elapsed = Date().timeIntervalSince(liftStart)
+            if mediaClimb == nil, elapsed > 1, mediaRate() >= 0.8 * before { mediaClimb = elapsed }
+            return rate() >= 0.8 * before && elapsed > 1
+        }
+        if mediaClimb == nil, run(seconds: 20, until: { mediaRate() >= 0.8 * before }) != nil {
+            mediaClimb = Date().timeIntervalSince(liftStart)
+        }
         let transport = publisher.transportCounters.snapshot()
         log("adapt: climbed back after \(climb.map { String(format: "%.1f s", $0) } ?? "never (30 s)"), estimate \(publisher.bandwidthEstimate / 1000) kbps")
 
@@ -114,6 +174,9 @@ enum AdaptScenario: Scenario {
             BenchResult(name: "adapt \(height)p: frames decoded through the drop", value: decodedShare, unit: "share",
                         goal: 0.95, pass: decodedShare >= 0.95, goalIsMinimum: true),
             BenchResult.bounded("adapt \(height)p: time to climb back to 0.8 x", value: climb ?? 30, unit: "s", goal: 10),
+            BenchResult.info("adapt \(height)p: longest decode gap in the drop", value: freeze, unit: "s"),
+            BenchResult.info("adapt \(height)p: frames not encoded (pushback)", value: Double(pushedBack), unit: "frames"),
+            BenchResult.info("adapt \(height)p: media alone back to 0.8 x", value: mediaClimb ?? 50, unit: "s"),
             BenchResult.info("adapt \(height)p: sent before the drop", value: before / 1000, unit: "kbps"),
             BenchResult.info("adapt \(height)p: estimate during the drop", value: Double(estimateDuring) / 1000, unit: "kbps"),
             BenchResult.info("adapt \(height)p: probe packets sent", value: Double(transport.probePackets), unit: "packets"),

@@ -88,9 +88,9 @@ import Testing
         let harness = try AdaptiveEncoderHarness(settings: AdaptiveEncoderHarness.settings(width: 320, height: 180))
         let frames = try harness.run(seconds: 15, target: 20_000)
         #expect(harness.events.isEmpty)
-        // 1 s at the ceiling (20 kbps is under 30 fps's floor but not under half of it), then
-        // the lowest rung (7.5 fps) for the remaining 14 s: 30 + 105 frames.
-        #expect(abs(Double(frames.count) - 135) <= 135 * 0.05, "\(frames.count) frames")
+        // 20 kbps is under 0.8 × 30 fps's floor: at once the lowest rung (7.5 fps) for the
+        // 15 s: 113 frames (the first frame at the ceiling rate's grid included).
+        #expect(abs(Double(frames.count) - 113) <= 113 * 0.05, "\(frames.count) frames")
         #expect(harness.encoder.states[0].frameRate == 7.5 && harness.encoder.states[0].isActive)
     }
 }

@@ -28,6 +28,10 @@ final class AdaptiveEncoding {
     var isActive = true
     /// The next frame this encoding encodes is a keyframe.
     var keyframePending = false
+    /// Capture time of the last keyframe this encoding produced (nil: none yet).
+    var lastKeyframeNanoseconds: UInt64?
+    /// How long receivers' keyframe requests are ignored after that keyframe.
+    var keyframeHoldNanoseconds: UInt64 = 0
     /// Frames this encoding encoded.
     var framesEncoded: UInt64 = 0
     /// The bitrate it was configured with (bps), used while there is no estimate.

@@ -69,6 +69,10 @@ final class AdaptiveVideoEncoder {
     private(set) var framesSuspended: UInt64 = 0
     private var allocator: SimulcastAllocator
     private var lastTarget = 0
+    /// The ladders' hysteresis: the settings', except that simulcast encodings step down at
+    /// once only below half their floor (the allocator switches the largest one off first,
+    /// after `downHold` or below half; a rate step inside it would pre-empt that).
+    private let quality: QualityController.Configuration
 
     /// Creates the encoders (one per SSRC). Throws `invalidArgument` for more than three
     /// encodings, none, or a simulcast size below 16 pixels; `codecFailure` when libvpx
@@ -86,6 +90,9 @@ final class AdaptiveVideoEncoder {
                              "\(video.width)x\(video.height) is too small for \(count) simulcast layers (smallest side under 16 pixels)")
         }
         self.settings = settings
+        var quality = settings.quality
+        if count > 1 { quality.farBelowFraction = min(quality.farBelowFraction, SimulcastAllocator.switchOffFraction) }
+        self.quality = quality
         let weights = SimulcastAllocator.weights(count: count)
         var made: [AdaptiveEncoding] = []
         for index in 0..<count {
@@ -97,7 +104,7 @@ final class AdaptiveVideoEncoder {
             if count > 1 { ladder.ladderHeights = [] }  // simulcast encodings keep their size
             made.append(try AdaptiveEncoding(index: index, ssrc: settings.ssrcs[index], settings: each,
                                              sourceFrameRate: video.frameRate, ladderConfiguration: ladder,
-                                             quality: settings.quality))
+                                             quality: quality))
         }
         encodings = made
         fallback = AudioFallbackController(configuration: settings.fallback)
@@ -107,10 +114,29 @@ final class AdaptiveVideoEncoder {
     /// The states of all encodings (inactive ones too). Allocates the array.
     var states: [VideoEncodingState] { encodings.map(\.state) }
 
+    /// Receivers' keyframe requests (PLI/FIR) within this long of an encoding's last
+    /// keyframe are ignored (300 ms), or within the time that keyframe takes to leave at
+    /// the target plus 100 ms when that is longer: the keyframe is still on its way, and
+    /// during congestion each extra keyframe is the largest frame there is, lost in turn to
+    /// the full queue. A receiver still missing it asks again (every 250 ms).
+    static let keyframeRequestHoldNanoseconds: UInt64 = 300_000_000
+
     /// Marks encodings for a keyframe: bit `i` of `mask` is encoding `i`. Each takes it
-    /// on the next frame it encodes (a request is never lost to decimation).
-    func requestKeyframes(mask: UInt32) {
-        for encoding in encodings where mask & (1 << UInt32(encoding.index)) != 0 { encoding.keyframePending = true }
+    /// on the next frame it encodes (a request is never lost to decimation). With `now`
+    /// (a receiver's request), encodings that made a keyframe within
+    /// `keyframeRequestHoldNanoseconds` ignore it. Returns the requests ignored.
+    @discardableResult
+    func requestKeyframes(mask: UInt32, now: UInt64? = nil) -> Int {
+        var ignored = 0
+        for encoding in encodings where mask & (1 << UInt32(encoding.index)) != 0 {
+            if let now, let last = encoding.lastKeyframeNanoseconds, now >= last,
+               now - last < encoding.keyframeHoldNanoseconds {
+                ignored += 1
+                continue
+            }
+            encoding.keyframePending = true
+        }
+        return ignored
     }
 
     /// Applies an encoding limit: each encoding's ceiling becomes the largest size within
@@ -128,7 +154,7 @@ final class AdaptiveVideoEncoder {
             let ceiling = limit.fit(width: encoding.baseWidth, height: encoding.baseHeight, frameRate: settings.video.frameRate)
             let share = count > 1 ? allocator.share(of: encoding.index, first: allocator.firstActive, target: lastTarget) : lastTarget
             encoding.rebuild(ceilingWidth: ceiling.width, ceilingHeight: ceiling.height, ceilingFrameRate: ceiling.frameRate,
-                             share: share, quality: settings.quality)
+                             share: share, quality: quality)
             allocator.floors[encoding.index] = encoding.ladder.rungs[0].minBitrate
             let rung = encoding.ladder.rungs[encoding.controller.rungIndex]
             // Without an estimate: the configured rate, but no more than a limited rung's top.
@@ -193,6 +219,12 @@ final class AdaptiveVideoEncoder {
             var produced = 0
             try encoding.encoder.encode(input, forceKeyframe: keyframe) { encoded in
                 produced += 1
+                if encoded.isKeyframe {
+                    encoding.lastKeyframeNanoseconds = now
+                    let rate = UInt64(max(lastTarget > 0 ? lastTarget : encoding.state.bitrate, 1))
+                    let leaving = UInt64(encoded.data.count) * 8 * 1_000_000_000 / rate + 100_000_000
+                    encoding.keyframeHoldNanoseconds = max(Self.keyframeRequestHoldNanoseconds, leaving)
+                }
                 output(index, encoded)
             }
             encoding.framesEncoded += UInt64(produced)
@@ -227,7 +259,7 @@ final class AdaptiveVideoEncoder {
             if active && !encoding.isActive {
                 encoding.keyframePending = true
                 let share = encodings.count > 1 ? allocator.share(of: encoding.index, first: first, target: lastTarget) : lastTarget
-                encoding.restartController(share: share, quality: settings.quality)
+                encoding.restartController(share: share, quality: quality)
             }
             encoding.isActive = active
             encoding.state.isActive = active && fallback.sendsVideo
@@ -238,7 +270,7 @@ final class AdaptiveVideoEncoder {
     private func restartControllers(target: Int) {
         for encoding in encodings where encoding.isActive {
             let share = encodings.count > 1 ? allocator.share(of: encoding.index, first: allocator.firstActive, target: target) : target
-            encoding.restartController(share: share, quality: settings.quality)
+            encoding.restartController(share: share, quality: quality)
         }
     }
 }

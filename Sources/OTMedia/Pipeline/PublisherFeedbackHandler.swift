@@ -113,6 +113,10 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         pipeline.videoCounters.keyframeRequests.add(1, ordering: .relaxed)
     }
 
+    /// Resends what a NACK asks for through the pacer's retransmission queue (ahead of new
+    /// video, within the pacing rate: an unpaced burst of resends into a link that just lost
+    /// packets to a full queue loses them again and more). Sent directly only when the
+    /// pacer's table is full.
     private func answer(_ nack: GenericNACK, from store: RetransmissionStore, to source: SocketAddress?, now: UInt64) {
         let destination = source ?? pipeline.configuration.destination
         for sequence in nack.lostSequenceNumbers {
@@ -120,13 +124,14 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             guard let buffer = pipeline.pool.take() else { break }
             if store.copy(sequence: sequence, now: now, into: buffer) {
                 buffer.peer = destination
-                resend.append(buffer)
+                if !transport.enqueueRetransmission(buffer, now: now) { resend.append(buffer) }
             } else {
                 pipeline.pool.release(buffer)
             }
             if resend.count == 32 { flushResends() }
         }
         flushResends()
+        _ = transport.pump(now: now)
     }
 
     private func flushResends() {

@@ -54,6 +54,12 @@ extension PublisherPipeline {
     /// Captured frames no encoding took because the frame rate was lowered.
     public var videoFramesDecimated: UInt64 { videoFramesDecimatedCount.load(ordering: .relaxed) }
 
+    /// Captured frames not encoded because the transport's pacer still held more than
+    /// `PublisherVideoLoop.pushbackSeconds` of video at the target (encoder pushback: the
+    /// encoder follows a falling target a frame late and its keyframes are large; skipping a
+    /// frame before encoding keeps the stream decodable, dropping packets later would not).
+    public var videoFramesPushedBack: UInt64 { videoFramesPushedBackCount.load(ordering: .relaxed) }
+
     /// Captured frames dropped before the encoder because audio fallback had video off.
     public var videoFramesDroppedByFallback: UInt64 { videoFramesSuspendedCount.load(ordering: .relaxed) }
 

@@ -55,6 +55,11 @@ public final class PublisherPipeline: Sendable {
     let fallbackStateValue = Atomic<UInt8>(0)
     let videoEventHook = Mutex<(@Sendable (AudioFallbackEvent) -> Void)?>(nil)
     let videoFramesDecimatedCount = Atomic<UInt64>(0)
+    /// Bits of video (and retransmissions) waiting in the transport's pacer, written by the
+    /// transport thread after each send turn, read by the video thread (encoder pushback).
+    let pacerVideoBacklogBits = Atomic<UInt64>(0)
+    /// Captured frames not encoded because the pacer still held too much video.
+    let videoFramesPushedBackCount = Atomic<UInt64>(0)
     let videoFramesSuspendedCount = Atomic<UInt64>(0)
     let pool: PacketBufferPool
     /// Packets the capture threads hand to the transport (feedback) thread for pacing.

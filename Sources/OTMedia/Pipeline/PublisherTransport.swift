@@ -12,10 +12,16 @@
 ///   the audio's share becomes `PublisherPipeline.videoTargetBitrate`;
 /// - when the media does not fill the estimate (application-limited, or video off) and
 ///   the estimate is below the configured maximum, the pacer's padding budget sends
-///   probe packets (`RTPProbe`: own SSRC, padding only) so the estimate can climb.
+///   probe packets (`RTPProbe`: own SSRC, padding only) up to the estimate;
+/// - probe clusters (`ProbeController`): for ~100 ms the pacer runs at the cluster's rate
+///   (2× the estimate) with padding filling what media leaves; the cluster's packets are a
+///   run of transport-wide numbers each leg's `ProbeClusterEstimator` measures from its
+///   feedback, and a usable result lifts that leg's estimate at once;
+/// - for 2 s after an over-use media is paced at the estimate itself, not 2.5 × it.
 ///
-/// Retransmissions (`answerResend`) are the stored protected bytes: they keep their
-/// original transport-wide number and leave at once, ahead of the pacer.
+/// Retransmissions (`enqueueRetransmission`) are the stored protected bytes: they keep
+/// their original transport-wide number and wait in the pacer's retransmission queue
+/// (after audio, before new video), within a budget of half the estimate.
 ///
 /// Cost per packet: one protect, one history record, O(1) pacer work; no allocation
 /// (buffers are pooled, tables and arrays made once). No lock is held across the send.
@@ -34,6 +40,20 @@ final class PublisherTransport {
     /// estimate (it follows the target with a delay), the pacing rate rises above
     /// `pacingFactor` × the estimate rather than letting packets wait for seconds.
     static let queueTimeLimitNanoseconds: UInt64 = 500_000_000
+    /// Retransmissions may use at most this share of the estimate (0.5), with a bucket of
+    /// `retransmissionBurstNanoseconds` of it: after a capacity drop the receiver NACKs
+    /// every packet the full queue lost, and resending them all (or pacing them at 2.5 ×
+    /// the estimate) keeps that queue full: the resends are lost or arrive after the
+    /// receiver gave the frame up, and the estimate spirals down with the loss. Requests
+    /// over the budget are skipped (counted); the receiver asks again or for a keyframe.
+    static let retransmissionShare = 0.5
+    /// The retransmission budget's bucket, nanoseconds of it (200 ms).
+    static let retransmissionBurstNanoseconds: UInt64 = 200_000_000
+    /// For this long after an estimator saw over-use, media is paced at the estimate itself
+    /// instead of `Pacer.pacingFactor` × it (2 s): the bottleneck's queue is full, and a
+    /// keyframe or a backlog sent at 2.5 × the estimate would be lost at its tail, costing
+    /// another keyframe; meanwhile encoder pushback skips frames instead.
+    static let congestedPacingNanoseconds: UInt64 = 2_000_000_000
     /// How often the application-limited check runs, nanoseconds.
     static let probeCheckNanoseconds: UInt64 = 250_000_000
 
@@ -62,6 +82,17 @@ final class PublisherTransport {
     private var windowMediaBytes = 0
     private let audioShare: Int
     private var basePacingRate: UInt64
+    /// When to send probe clusters (one controller for all legs: it follows the smallest
+    /// estimate; each leg measures the clusters from its own feedback).
+    private var probeController: ProbeController
+    /// Retransmission budget, bits (refilled at `retransmissionShare` × the estimate).
+    private var retransmissionBudget = 0.0
+    /// Whether the last application-limited check found media well under the target.
+    private var applicationLimited = false
+    private var retransmissionBudgetAt: UInt64 = 0
+    /// The cluster being sent: its request, first and last transport-wide numbers, bytes
+    /// and packets so far.
+    private var cluster: (request: ProbeClusterRequest, first: UInt64?, last: UInt64, bytes: Int, packets: Int)?
 
     init(pipeline: PublisherPipeline, now: UInt64) throws(MediaError) {
         self.pipeline = pipeline
@@ -94,6 +125,8 @@ final class PublisherTransport {
         }
         // Audio's share of the estimate: its bitrate plus 50 packets/s of ~70 bytes of headers.
         audioShare = pipeline.audioSender == nil ? 0 : (configuration.audio?.bitrate ?? 32_000) + 28_000
+        probeController = ProbeController(configuration: ProbeController.Configuration(
+            maxBitrate: configuration.bandwidthEstimation.maxBitrate))
         windowStart = now
         pipeline.transportCounters.pacingRate.store(pacer.pacingRate, ordering: .relaxed)
     }
@@ -139,6 +172,7 @@ final class PublisherTransport {
                 counters.droppedPackets.add(1, ordering: .relaxed)
             }
         }
+        if cluster == nil { startCluster(now: now) }
         applyPacingRate(now: now)
         var turnBytes = 0
         while let packet = pacer.dequeue(now: now) {
@@ -148,8 +182,12 @@ final class PublisherTransport {
                 turnBytes += send(buffer, handle: Int(packet.handle), now: now)
             }
             if batch.count == messages.capacity { flush() }
+            if let current = cluster, current.bytes >= current.request.bytes, current.packets >= current.request.packets {
+                endCluster(now: now)
+            }
         }
         flush()
+        pipeline.pacerVideoBacklogBits.store(UInt64(pacer.queuedBytes) * 8, ordering: .relaxed)
         if turnBytes > 0 {
             let bound = Int(Pacer.cap(rate: pacer.pacingRate, burst: pacer.configuration.burstNanoseconds)
                             / Pacer.unitsPerBit / 8) + 2 * 1300
@@ -163,8 +201,43 @@ final class PublisherTransport {
             ?? windowStart + Self.probeCheckNanoseconds
     }
 
+    /// Queues a resent packet (stored protected bytes, `peer` set to the asker) in the
+    /// pacer's retransmission queue: it leaves after audio and before new video, within
+    /// the pacing rate, keeping its original transport-wide number. Over the
+    /// retransmission budget the buffer is released and the resend skipped (counted).
+    /// False (buffer not taken) when the pacer's handle table is full.
+    func enqueueRetransmission(_ buffer: PacketBuffer, now: UInt64) -> Bool {
+        let rate = Double(estimate ?? pipeline.configuration.bandwidthEstimation.initialBitrate) * Self.retransmissionShare
+        let cap = rate * Double(Self.retransmissionBurstNanoseconds) / 1e9
+        retransmissionBudget = min(cap, retransmissionBudget + rate * Double(now &- retransmissionBudgetAt) / 1e9)
+        retransmissionBudgetAt = now
+        guard retransmissionBudget >= 0 else {
+            pipeline.transportCounters.retransmissionsSkipped.add(1, ordering: .relaxed)
+            pipeline.pool.release(buffer)
+            return true
+        }
+        retransmissionBudget -= Double(buffer.length * 8)
+        guard let handle = handles.insert(buffer) else { return false }
+        kinds[handle] = .retransmission
+        lengths[handle] = buffer.length
+        payloads[handle] = 0
+        encodings[handle] = 0
+        if let dropped = pacer.enqueue(handle: UInt32(handle), size: buffer.length, kind: .retransmission, now: now),
+           let old = handles.remove(Int(dropped.handle)) {
+            pipeline.pool.release(old)
+            pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
+        }
+        return true
+    }
+
     private func send(_ buffer: PacketBuffer, handle: Int, now: UInt64) -> Int {
         let kind = kinds[handle]
+        if kind == .retransmission {
+            // Already protected, numbered and addressed: goes out as it is.
+            append(buffer, kind: .retransmission)
+            pipeline.videoCounters.retransmissions.add(1, ordering: .relaxed)
+            return buffer.length
+        }
         let encoding = kind == .audio ? 0 : encodings[handle]
         guard let sender = kind == .audio ? pipeline.audioSender
                 : (encoding < videoSenders.count ? videoSenders[encoding] : nil) else {
@@ -181,8 +254,9 @@ final class PublisherTransport {
             return 0
         }
         for leg in legs { leg.history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: kind) }
+        noteCluster(unwrapped, bytes: buffer.length, now: now)
         pipeline.transportCounters.pacedPackets.add(1, ordering: .relaxed)
-        if kind != .audio { videoBatches[encoding].append(buffer) }
+        if kind == .video { videoBatches[encoding].append(buffer) }
         return fanOut(buffer, kind: kind, encoding: encoding)
     }
 
@@ -195,7 +269,7 @@ final class PublisherTransport {
             return buffer.length
         }
         guard let first = legs.first?.address else {
-            if kind != .audio, videoBatches[encoding].last === buffer { videoBatches[encoding].removeLast() }
+            if kind == .video, videoBatches[encoding].last === buffer { videoBatches[encoding].removeLast() }
             pipeline.pool.release(buffer)
             pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
             return 0
@@ -244,6 +318,7 @@ final class PublisherTransport {
         }
         buffer.peer = pipeline.configuration.destination
         for leg in legs { leg.history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: .padding) }
+        noteCluster(unwrapped, bytes: buffer.length, now: now)
         let bytes = fanOut(buffer, kind: .padding)
         pipeline.transportCounters.probePackets.add(1, ordering: .relaxed)
         pipeline.transportCounters.probeBytes.add(UInt64(bytes), ordering: .relaxed)
@@ -310,6 +385,13 @@ final class PublisherTransport {
         leg.lastFeedbackAt = now
         guard !results.isEmpty else { return }
         leg.estimator.onTransportFeedback(results, now: now)
+        leg.probes.add(results, now: now) { result in
+            let counters = pipeline.transportCounters
+            if result.rejection == nil { counters.probeClustersMeasured.add(1, ordering: .relaxed) }
+            counters.lastProbeBitrate.store(UInt64(max(0, result.bitrate)), ordering: .relaxed)
+            if leg.estimator.onProbeResult(result, now: now) { counters.probeClustersApplied.add(1, ordering: .relaxed) }
+            probeController.onResult(result, estimate: leg.estimator.targetBitrate, now: now)
+        }
         updateTargets(now: now)
     }
 
@@ -335,7 +417,12 @@ final class PublisherTransport {
         let counters = pipeline.transportCounters
         counters.estimate.store(UInt64(estimate), ordering: .relaxed)
         counters.videoTarget.store(video, ordering: .relaxed)
-        basePacingRate = Self.pacingRate(estimate)
+        var lastOveruse: UInt64?
+        for leg in legs where leg.hasFeedback {
+            if let at = leg.estimator.lastOveruseNanoseconds { lastOveruse = max(lastOveruse ?? 0, at) }
+        }
+        let congested = lastOveruse.map { now &- $0 < Self.congestedPacingNanoseconds } ?? false
+        basePacingRate = congested ? UInt64(max(estimate, 50_000)) : Self.pacingRate(estimate)
         applyPacingRate(now: now)
     }
 
@@ -343,7 +430,7 @@ final class PublisherTransport {
     /// `queueTimeLimitNanoseconds` at it.
     private func applyPacingRate(now: UInt64) {
         let drain = UInt64(pacer.queuedBytes) * 8 * 1_000_000_000 / Self.queueTimeLimitNanoseconds
-        let rate = max(basePacingRate, drain)
+        let rate = max(basePacingRate, drain, UInt64(cluster?.request.bitrate ?? 0))
         guard rate != pacer.pacingRate else { return }
         pacer.setPacingRate(rate, now: now)
         pipeline.transportCounters.pacingRate.store(rate, ordering: .relaxed)
@@ -362,13 +449,62 @@ final class PublisherTransport {
         let target = pipeline.videoTargetBitrate.load(ordering: .relaxed)
         let videoOff = !pipeline.videoSwitch.load(ordering: .relaxed) || pipeline.videoSender == nil
         let limited = videoOff || mediaRate * 4 < target * 3
+        applicationLimited = limited
         let answering = legs.contains { $0.isAnswering(now: now) }
         let padding: UInt64 = limited && answering && estimate < pipeline.configuration.bandwidthEstimation.maxBitrate
             ? UInt64(estimate) : 0
-        if padding != pacer.paddingRate {
+        if cluster == nil, padding != pacer.paddingRate {
             pacer.setPaddingRate(padding, now: now)
             pipeline.transportCounters.paddingRate.store(padding, ordering: .relaxed)
         }
+    }
+
+    // MARK: Probe clusters
+
+    /// Asks the probe controller for a cluster while feedback answers; starting one paces
+    /// at its rate with padding filling up to it.
+    private func startCluster(now: UInt64) {
+        guard legs.contains(where: { $0.isAnswering(now: now) }), let estimate else { return }
+        var lastOveruse: UInt64?
+        var queue: UInt64 = 0
+        for leg in legs where leg.hasFeedback {
+            if let at = leg.estimator.lastOveruseNanoseconds { lastOveruse = max(lastOveruse ?? 0, at) }
+            queue = max(queue, leg.estimator.state.queueingDelayNanoseconds)
+        }
+        guard let request = probeController.nextCluster(estimate: estimate, lastOveruse: lastOveruse,
+                                                        applicationLimited: applicationLimited,
+                                                        queueingDelayNanoseconds: queue, now: now) else { return }
+        cluster = (request, nil, 0, 0, 0)
+        pacer.setPaddingRate(UInt64(request.bitrate), now: now)
+        pipeline.transportCounters.paddingRate.store(UInt64(request.bitrate), ordering: .relaxed)
+        pipeline.transportCounters.probeClusters.add(1, ordering: .relaxed)
+    }
+
+    /// Counts a sent packet into the cluster being sent.
+    private func noteCluster(_ sequence: UInt64, bytes: Int, now: UInt64) {
+        guard cluster != nil else { return }
+        if cluster!.first == nil {
+            cluster!.first = sequence
+            let request = cluster!.request
+            for leg in legs { leg.probes.begin(id: request.id, targetBitrate: request.bitrate, firstSequence: sequence, now: now) }
+        }
+        cluster!.last = sequence
+        cluster!.bytes += bytes
+        cluster!.packets += 1
+    }
+
+    /// Ends the cluster: every leg measures it from its feedback; pacing and padding go
+    /// back to their usual rates.
+    private func endCluster(now: UInt64) {
+        guard let done = cluster else { return }
+        cluster = nil
+        if done.first != nil {
+            for leg in legs { leg.probes.end(id: done.request.id, lastSequence: done.last, now: now) }
+        }
+        pacer.setPaddingRate(0, now: now)
+        pipeline.transportCounters.paddingRate.store(0, ordering: .relaxed)
+        applyPacingRate(now: now)
+        updateProbing(now: now)
     }
 
     /// Relayed: drops destinations not heard from within the timeout.

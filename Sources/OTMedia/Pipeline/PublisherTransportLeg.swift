@@ -14,6 +14,8 @@ final class PublisherTransportLeg {
     var history = SentPacketHistory()
     var adapter = TransportFeedbackAdapter()
     var estimator: BandwidthEstimator
+    /// Probe clusters sent to this receiver, measured from its feedback.
+    var probes = ProbeClusterEstimator()
     var hasFeedback = false
     var lastFeedbackAt: UInt64 = 0
 

@@ -70,7 +70,18 @@ final class PublisherVideoLoop: @unchecked Sendable {
         }
     }
 
+    /// Encoder pushback: a frame is not encoded while the pacer holds more than this many
+    /// seconds of video at the current target (0.25 s: a keyframe at the target's rate,
+    /// about what a bottleneck's queue and the receiver's 150 ms frame wait tolerate).
+    static let pushbackSeconds = 0.25
+
     private func send(_ frame: VideoFrame) throws(MediaError) {
+        let target = pipeline.videoTargetBitrate.load(ordering: .relaxed)
+        if target > 0, pipeline.configuration.adaptiveVideo,
+           Double(pipeline.pacerVideoBacklogBits.load(ordering: .relaxed)) > Double(target) * Self.pushbackSeconds {
+            pipeline.videoFramesPushedBackCount.add(1, ordering: .relaxed)
+            return
+        }
         let generation = pipeline.encodingLimitGeneration.load(ordering: .acquiring)
         var changed = false
         if generation != limitGeneration {
@@ -78,10 +89,11 @@ final class PublisherVideoLoop: @unchecked Sendable {
             try adaptive.setLimit(pipeline.encodingLimitValue.withLock { $0 })
             changed = true
         }
-        var mask = pipeline.keyframeRequestMask.exchange(0, ordering: .relaxed)
-        if pipeline.keyframeRequested.exchange(false, ordering: .relaxed) { mask = UInt32.max }
-        if mask != 0 { adaptive.requestKeyframes(mask: mask) }
-        let target = pipeline.videoTargetBitrate.load(ordering: .relaxed)
+        // Receivers' requests (PLI/FIR by SSRC) are held off right after a keyframe; the
+        // pipeline's own requests (a new relayed destination, the app) are not.
+        let mask = pipeline.keyframeRequestMask.exchange(0, ordering: .relaxed)
+        if mask != 0 { adaptive.requestKeyframes(mask: mask, now: frame.timestampNanoseconds) }
+        if pipeline.keyframeRequested.exchange(false, ordering: .relaxed) { adaptive.requestKeyframes(mask: UInt32.max) }
         let counters = pipeline.videoCounters
         let lossFraction = loss.update(now: frame.timestampNanoseconds, counters: counters)
         var failure: MediaError?

@@ -8,14 +8,19 @@
 /// Inactive encodings' weights are spread over the active ones in proportion.
 ///
 /// Switching: the largest active encoding goes off when its share stays below its floor
-/// (the floor of its ceiling rung) for `downHold`, or at once below `farBelowFraction`
-/// of it; the next larger one comes back when the share it would get has stayed at or
+/// (the floor of its ceiling rung) for `downHold`, or at once below half of it
+/// (`switchOffFraction`; the ladder's own `farBelowFraction` is stricter); the next larger one comes back when the share it would get has stayed at or
 /// above `upHeadroom` × its floor for `upHold`. The smallest eligible encoding is never
 /// switched off (below its ladder, audio fallback takes over). Encodings before
 /// `firstEligible` (excluded by an encoding limit) stay off.
 ///
 /// Pure and clock-injected; `update` is O(encodings) and allocates nothing.
 struct SimulcastAllocator: Sendable {
+    /// Below this fraction of its floor the largest encoding switches off at once (0.5: an
+    /// encoding going off loses a whole picture size for its receivers, so it waits longer
+    /// than a ladder step within one encoding does).
+    static let switchOffFraction = 0.5
+
     /// Per encoding (largest first): bits per second its ceiling rung needs.
     var floors: [Int]
     /// The hysteresis constants (shared with the quality ladder's controller).
@@ -79,7 +84,7 @@ struct SimulcastAllocator: Sendable {
             let own = share(of: firstActive, first: firstActive, target: target)
             if own < floor {
                 if belowSince == nil { belowSince = now }
-                if Double(own) < Double(floor) * c.farBelowFraction || now &- belowSince! >= c.downHold {
+                if Double(own) < Double(floor) * Self.switchOffFraction || now &- belowSince! >= c.downHold {
                     firstActive += 1
                     belowSince = nil
                     headroomSince = nil

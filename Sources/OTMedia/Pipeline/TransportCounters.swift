@@ -35,6 +35,16 @@ public final class TransportCounters: Sendable {
         public var recordedPackets: UInt64
         /// Relayed destinations the publisher sends to now (0 when routed).
         public var relayedDestinations: UInt64
+        /// Probe clusters sent (sender).
+        public var probeClusters: UInt64
+        /// Probe clusters whose feedback gave a usable measurement (sender).
+        public var probeClustersMeasured: UInt64
+        /// Probe results that raised the estimate (sender).
+        public var probeClustersApplied: UInt64
+        /// The last cluster's delivered rate, bits/s (sender).
+        public var lastProbeBitsPerSecond: UInt64
+        /// NACKed packets not resent because retransmissions were over their budget (sender).
+        public var retransmissionsSkipped: UInt64
     }
 
     let estimate = Atomic<UInt64>(0)
@@ -50,6 +60,11 @@ public final class TransportCounters: Sendable {
     let largestBurstBytes = Atomic<UInt64>(0)
     let recordedPackets = Atomic<UInt64>(0)
     let relayedDestinations = Atomic<UInt64>(0)
+    let probeClusters = Atomic<UInt64>(0)
+    let probeClustersMeasured = Atomic<UInt64>(0)
+    let probeClustersApplied = Atomic<UInt64>(0)
+    let lastProbeBitrate = Atomic<UInt64>(0)
+    let retransmissionsSkipped = Atomic<UInt64>(0)
 
     /// All zeros.
     public init() {}
@@ -66,6 +81,11 @@ public final class TransportCounters: Sendable {
                  burstsOverBound: burstsOverBound.load(ordering: .relaxed),
                  largestBurstBytes: largestBurstBytes.load(ordering: .relaxed),
                  recordedPackets: recordedPackets.load(ordering: .relaxed),
-                 relayedDestinations: relayedDestinations.load(ordering: .relaxed))
+                 relayedDestinations: relayedDestinations.load(ordering: .relaxed),
+                 probeClusters: probeClusters.load(ordering: .relaxed),
+                 probeClustersMeasured: probeClustersMeasured.load(ordering: .relaxed),
+                 probeClustersApplied: probeClustersApplied.load(ordering: .relaxed),
+                 lastProbeBitsPerSecond: lastProbeBitrate.load(ordering: .relaxed),
+                 retransmissionsSkipped: retransmissionsSkipped.load(ordering: .relaxed))
     }
 }

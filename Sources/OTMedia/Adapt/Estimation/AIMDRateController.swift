@@ -36,8 +36,12 @@ public enum RateControlState: Sendable, Equatable {
 ///   detector's job).
 /// - Decrease: `A = beta * acknowledged`, beta = 0.85 (§5.5, Table 1), never raising the
 ///   estimate, at most once per response time (100 ms + the smallest rtt reported, §5.5; the
-///   smallest because a queue inflates the rtt exactly when the controller must act) so one
-///   congestion event, reported in several feedback messages, cuts once.
+///   smallest because a queue inflates the rtt exactly when the controller must act) plus half
+///   the standing queueing delay (our addition: packets sent after a cut reach the receiver
+///   only behind that queue; the whole of it would slow the drain of a sender that follows
+///   the target at once, half keeps a lagging encoder from spiralling the estimate down with
+///   the acknowledged bitrate), so one congestion event, reported in several feedback
+///   messages, cuts once.
 /// - Drain (our addition): when the caller reports a standing queue above
 ///   ``Configuration/queueDelayTargetNanoseconds`` (100 ms, LEDBAT's TARGET, RFC 6817 §2.4.2 and
 ///   §3.3), the decrease also takes off the rate that empties the excess within
@@ -148,6 +152,23 @@ public struct AIMDRateController: Sendable {
         estimate = clamp(Double(bitrate))
     }
 
+    /// Raises the estimate to `bitrate` (clamped) when that is higher, after a probe
+    /// measured the path carrying it (``BandwidthEstimator/onProbeResult(_:now:)``): the
+    /// convergence band of past decreases no longer describes the path, so it is forgotten
+    /// and increases are multiplicative again. Never lowers; state unchanged. Returns
+    /// whether the estimate rose. O(1).
+    @discardableResult
+    public mutating func raise(to bitrate: Int) -> Bool {
+        let value = clamp(Double(bitrate))
+        guard value > estimate else { return false }
+        estimate = value
+        averageMaxBitrate = nil
+        varianceMaxBitrate = 0
+        nearConvergence = false
+        restoreAfterDrain = nil
+        return true
+    }
+
     /// One control step: applies the state table to `usage`, then moves the estimate
     /// according to the new state. `acknowledgedBitrate` is R_hat (bits/s), nil while
     /// unknown; `queueingDelayNanoseconds` the standing queue if known (drives the drain);
@@ -225,7 +246,11 @@ public struct AIMDRateController: Sendable {
     }
 
     private mutating func decrease(acknowledged: Double?, queueingDelay: UInt64, now: UInt64) {
-        if let last = lastDecrease, now >= last, now - last < responseTimeNanoseconds { return }
+        // Feedback about packets sent after a cut comes back only behind the queue in front of
+        // them: within response time + half the standing queue, a further over-use signal is
+        // mostly the old congestion (cutting again would spiral with the acknowledged bitrate,
+        // which falls as the sender slows).
+        if let last = lastDecrease, now >= last, now - last < responseTimeNanoseconds + queueingDelay / 2 { return }
         lastDecrease = now
         hasDecreased = true
         guard let r = acknowledged else {

@@ -20,6 +20,9 @@ public struct BandwidthEstimatorConfiguration: Sendable, Equatable {
     /// ... or over this long, whichever comes first (our choice: 1 s, an RTCP receiver
     /// report's usual period), nanoseconds.
     public var lossReportIntervalNanoseconds: UInt64
+    /// A usable probe result lifts the estimates to this share of its delivered rate (0.9:
+    /// what a cluster carried in 60 ms, less a margin for the media's own variation).
+    public var probeAcceptFactor: Double
     /// RTCP receiver-report loss is used only when transport-wide feedback has not judged
     /// loss for this long (draft-ietf-rmcat-gcc-02 §7: receiver reports are the fallback),
     /// nanoseconds (our choice: 2 s).
@@ -36,6 +39,7 @@ public struct BandwidthEstimatorConfiguration: Sendable, Equatable {
         lossReportPackets = 50
         lossReportIntervalNanoseconds = 1_000_000_000
         receiverReportFallbackNanoseconds = 2_000_000_000
+        probeAcceptFactor = 0.9
     }
 }
 
@@ -96,7 +100,15 @@ public struct BandwidthEstimator: Sendable {
     private var lostPackets = 0
     private var lossWindowStart: UInt64?
     private var lastFeedbackLossReport: UInt64?
+    /// Send time from which losses count again after a loss-based cut (one congestion
+    /// event, reported over several feedback messages, cuts once).
+    private var lossCutSendNanoseconds: UInt64 = 0
     private var rtt: UInt64 = 100_000_000
+    /// When the delay-based controller last decreased (over-use, or the latency budget), on
+    /// the caller's clock; nil: never. Probing waits for a quiet period after it.
+    public private(set) var lastOveruseNanoseconds: UInt64?
+    /// Probe results that raised the estimate.
+    public private(set) var probesApplied = 0
 
     /// Creates an estimator at `configuration.initialBitrate`; allocates its rings once.
     public init(configuration: BandwidthEstimatorConfiguration) {
@@ -120,8 +132,11 @@ public struct BandwidthEstimator: Sendable {
         for packet in results {
             acknowledged.add(packet)
             queueDelay.add(packet)
-            lossPackets += 1
-            if packet.arrivalNanoseconds == nil { lostPackets += 1 }
+            // Losses of packets sent before the last loss cut were already answered by it.
+            if packet.sendNanoseconds >= lossCutSendNanoseconds {
+                lossPackets += 1
+                if packet.arrivalNanoseconds == nil { lostPackets += 1 }
+            }
             let resets = groups.resets
             let delta = groups.add(packet)
             if groups.resets != resets { queueDelay.reset() }   // the receiver's clock jumped
@@ -134,12 +149,14 @@ public struct BandwidthEstimator: Sendable {
         let usage: BandwidthUsage = overuse ? .overusing : detector.usage
         rateControl.update(usage: usage, acknowledgedBitrate: acknowledged.bitrate,
                            queueingDelayNanoseconds: queueDelay.queueingDelayNanoseconds, now: now)
+        if rateControl.state == .decrease { lastOveruseNanoseconds = now }
 
         if lossWindowStart == nil { lossWindowStart = now }
         if lossPackets > 0, let start = lossWindowStart,
            lossPackets >= configuration.lossReportPackets || now &- start >= configuration.lossReportIntervalNanoseconds {
-            loss.update(fractionLost: Double(lostPackets) / Double(lossPackets), ceiling: Int(rateControl.estimate),
-                        acknowledgedBitrate: acknowledged.bitrate, now: now)
+            let action = loss.update(fractionLost: Double(lostPackets) / Double(lossPackets), ceiling: Int(rateControl.estimate),
+                                     acknowledgedBitrate: acknowledged.bitrate, now: now)
+            if action == .decrease { lossCutSendNanoseconds = now }
             lossPackets = 0
             lostPackets = 0
             lossWindowStart = now
@@ -156,7 +173,27 @@ public struct BandwidthEstimator: Sendable {
                     now: now)
     }
 
-    /// Feeds what a probe showed: while the sender probes (padding on top of its media), what
+    /// Feeds a probe cluster's measurement (``ProbeClusterEstimator``). A usable result,
+    /// arriving while the delay-based controller is not decreasing and the detector does not
+    /// see over-use, raises the delay-based estimate (and the loss-based one: the cluster's
+    /// loss was under 10 %) to ``BandwidthEstimatorConfiguration/probeAcceptFactor`` × its
+    /// delivered rate at once, instead of the 8 %/s of §5.5's multiplicative increase. A
+    /// result during over-use is ignored (the probe itself may have caused it). Returns
+    /// whether the target rose. O(1).
+    @discardableResult
+    public mutating func onProbeResult(_ result: ProbeResult, now: UInt64) -> Bool {
+        guard result.rejection == nil, rateControl.state != .decrease, detector.usage != .overusing else { return false }
+        let value = Int(Double(result.bitrate) * configuration.probeAcceptFactor)
+        let before = targetBitrate
+        guard rateControl.raise(to: value) || value > before else { return false }
+        loss.raise(to: value)
+        let raised = targetBitrate > before
+        if raised { probesApplied += 1 }
+        return raised
+    }
+
+    /// Feeds what padding showed (the router's legs, which pad without measuring clusters):
+    /// while the sender probes (padding on top of its media), what
     /// the path delivered is a rate it demonstrably carries. The probe's rate is the smaller
     /// of the acknowledged bitrate and `sentBitrate` (what the sender sent lately, media and
     /// padding): arrivals compressed by a draining queue overstate the acknowledged rate, a
@@ -174,7 +211,7 @@ public struct BandwidthEstimator: Sendable {
         let delivered = min(acknowledgedRate, sentBitrate)
         guard Double(delivered) > min(rateControl.estimate, loss.estimate) else { return }
         if Double(delivered) > rateControl.estimate { rateControl.setEstimate(delivered) }
-        loss.raise(to: delivered)
+        if loss.lastLossFraction < loss.configuration.increaseBelow { loss.raise(to: delivered) }
     }
 
     /// Sets the round-trip time (from RTCP, RFC 3550 §6.4.1, or the feedback), which sets the

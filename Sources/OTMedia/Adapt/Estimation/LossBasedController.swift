@@ -76,12 +76,11 @@ public struct LossBasedController: Sendable {
         responseTimeNanoseconds = 100_000_000 + nanoseconds
     }
 
-    /// Raises As to `bitrate` (clamped) if it is below: a rate the path was just seen to
-    /// deliver (a probe's result) while the last report's loss was under `increaseBelow`,
-    /// so As need not climb 5 % per report from an old cut. Never lowers. O(1).
+    /// Raises As to `bitrate` (clamped) when higher: a probe carried that rate with less
+    /// loss than the decrease threshold, so the loss-based limit is at least that. Never
+    /// lowers. O(1).
     public mutating func raise(to bitrate: Int) {
-        guard lastLossFraction < configuration.increaseBelow, Double(bitrate) > estimate else { return }
-        estimate = min(Double(bitrate), Double(configuration.maxBitrate))
+        estimate = max(estimate, min(max(Double(bitrate), Double(configuration.minBitrate)), Double(configuration.maxBitrate)))
     }
 
     /// Applies one loss report. `fractionLost` in 0...1 (clamped), `ceiling` the most an

@@ -8,9 +8,9 @@
 /// idle period never banks a burst. A packet may leave while the budget is not negative;
 /// leaving subtracts its size, so the budget can go at most one packet into debt: at
 /// least one packet can always leave (however large), and the most that leaves at one
-/// instant is the burst plus one packet. Two fixed-capacity FIFO queues: audio always
-/// leaves before video (audio keeps priority in every queue, issue 5); video and
-/// retransmissions share the second queue. When a queue is full the oldest packet of
+/// instant is the burst plus one packet. Three fixed-capacity FIFO queues: audio always
+/// leaves first (audio keeps priority in every queue, issue 5), then retransmissions (a
+/// frame the receiver waits for is older than any new one), then video. When a queue is full the oldest packet of
 /// that queue is dropped and returned to the caller (video drops never touch audio).
 /// When both queues are empty and a padding rate is set (bandwidth probing), the pacer
 /// asks for padding packets, paced by a second budget at the padding rate that every
@@ -36,6 +36,8 @@ public struct Pacer: Sendable {
         public var audioCapacity: Int = 64
         /// Video queue slots (a 720p keyframe is ~30–100 packets; 1024 is several).
         public var videoCapacity: Int = 1024
+        /// Retransmission queue slots (128: a NACK lists at most a few dozen).
+        public var retransmissionCapacity: Int = 128
         /// Bytes of one padding request. RTP padding's length is one octet (RFC 3550
         /// section 5.1), so one padding-only packet carries at most 255 padding bytes;
         /// the caller adds its headers.
@@ -87,6 +89,7 @@ public struct Pacer: Sendable {
 
     private var audio: PacedPacketRing
     private var video: PacedPacketRing
+    private var retransmissions: PacedPacketRing
     private var budget: Int64 = 0
     private var paddingBudget: Int64 = 0
     private var lastUpdate: UInt64
@@ -98,6 +101,7 @@ public struct Pacer: Sendable {
         self.pacingRate = pacingRate
         audio = PacedPacketRing(capacity: configuration.audioCapacity)
         video = PacedPacketRing(capacity: configuration.videoCapacity)
+        retransmissions = PacedPacketRing(capacity: max(1, configuration.retransmissionCapacity))
         lastUpdate = now
     }
 
@@ -120,8 +124,8 @@ public struct Pacer: Sendable {
 
     // MARK: Queues
 
-    /// Queues a packet: `.audio` in the audio queue, `.video` and `.retransmission` in the
-    /// video queue (`.padding` is refused and returned as is). When that queue is full its
+    /// Queues a packet: `.audio`, `.retransmission` and `.video` each in its own queue
+    /// (`.padding` is refused and returned as is). When that queue is full its
     /// oldest packet is dropped, counted, and returned so the caller can free its buffer;
     /// otherwise returns nil. Cost: O(1), no allocation.
     @discardableResult
@@ -138,7 +142,15 @@ public struct Pacer: Sendable {
             }
             audio.push(packet)
             return dropped
-        case .video, .retransmission:
+        case .retransmission:
+            var dropped: PacedPacket?
+            if retransmissions.isFull {
+                dropped = retransmissions.popFirst()
+                counters.droppedVideoPackets += 1
+            }
+            retransmissions.push(packet)
+            return dropped
+        case .video:
             var dropped: PacedPacket?
             if video.isFull {
                 dropped = video.popFirst()
@@ -155,7 +167,7 @@ public struct Pacer: Sendable {
     public mutating func dequeue(now: UInt64) -> PacedPacket? {
         advance(to: now)
         guard budget >= 0, pacingRate > 0 else { return nil }
-        if let packet = audio.popFirst() ?? video.popFirst() {
+        if let packet = audio.popFirst() ?? retransmissions.popFirst() ?? video.popFirst() {
             spend(packet.size)
             counters.sentPackets += 1
             counters.sentBytes += UInt64(packet.size)
@@ -177,7 +189,7 @@ public struct Pacer: Sendable {
         let elapsed = now > lastUpdate ? now - lastUpdate : 0
         let media = Self.refilled(budget, rate: pacingRate, elapsed: elapsed, burst: configuration.burstNanoseconds)
         let mediaWait = Self.wait(for: media, rate: pacingRate)
-        if !audio.isEmpty || !video.isEmpty { return now + mediaWait }
+        if !audio.isEmpty || !video.isEmpty || !retransmissions.isEmpty { return now + mediaWait }
         guard paddingRate > 0 else { return nil }
         let padding = Self.refilled(paddingBudget, rate: paddingRate, elapsed: elapsed,
                                     burst: configuration.burstNanoseconds)
@@ -187,15 +199,16 @@ public struct Pacer: Sendable {
     /// Audio packets queued.
     public var queuedAudioPackets: Int { audio.count }
     /// Video and retransmission packets queued.
-    public var queuedVideoPackets: Int { video.count }
-    /// Bytes queued in both queues.
-    public var queuedBytes: Int { audio.bytes + video.bytes }
+    public var queuedVideoPackets: Int { video.count + retransmissions.count }
+    /// Bytes queued in all queues.
+    public var queuedBytes: Int { audio.bytes + video.bytes + retransmissions.bytes }
 
     /// How long the oldest queued packet has waited at `now` (0 when empty): the
     /// pushback signal for an encoder that produces more than the pacer lets out.
     public func queueDelay(now: UInt64) -> UInt64 {
         let audioOldest = audio.first?.enqueueNanoseconds ?? UInt64.max
-        let oldest = min(audioOldest, video.first?.enqueueNanoseconds ?? UInt64.max)
+        let oldest = min(audioOldest, video.first?.enqueueNanoseconds ?? UInt64.max,
+                         retransmissions.first?.enqueueNanoseconds ?? UInt64.max)
         guard oldest != UInt64.max, now > oldest else { return 0 }
         return now - oldest
     }

@@ -43,7 +43,7 @@ public struct QualityDecision: Sendable, Equatable {
 /// asymmetric hysteresis so a noisy target does not make the picture flicker between sizes.
 ///
 /// - **Down, promptly**: when the target stays below the current rung's floor for
-///   `downHold` (1 s), or at once when it falls below `farBelowFraction` (½) of that floor,
+///   `downHold` (1 s), or at once when it falls below `farBelowFraction` (0.8) of that floor,
 ///   the controller jumps straight to the highest rung whose floor the target meets. The
 ///   estimator has already smoothed the signal (GCC reacts to overuse within a few hundred
 ///   ms, draft-ietf-rmcat-gcc-02 §5.5), so a starved encoder should not wait longer than that.
@@ -64,8 +64,12 @@ public struct QualityController: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// How long the target must stay below the current floor before stepping down (1 s).
         public var downHold: UInt64 = 1_000_000_000
-        /// Below this fraction of the current floor the controller steps down at once (0.5).
-        public var farBelowFraction: Double = 0.5
+        /// Below this fraction of the current floor the controller steps down at once (0.8:
+        /// a target 20 % under the floor is a congestion cut, not noise; the encoder at the
+        /// richer rung would overshoot it and its next keyframe would be the largest frame
+        /// there is, sent into the full queue. Was 0.5, which left 720p encoding at 60 % of
+        /// its floor for a second after a 2 Mbps → 500 kbps drop).
+        public var farBelowFraction: Double = 0.8
         /// How long the target must stay above a richer rung's threshold before stepping up (5 s).
         public var upHold: UInt64 = 5_000_000_000
         /// A richer rung qualifies when the target is at least this × its floor (1.3).
