@@ -146,12 +146,6 @@ public struct AIMDRateController: Sendable {
         rttKnown = true
     }
 
-    /// Moves the estimate to `bitrate` (clamped), e.g. when another controller has
-    /// authority; state unchanged. O(1).
-    public mutating func setEstimate(_ bitrate: Int) {
-        estimate = clamp(Double(bitrate))
-    }
-
     /// Raises the estimate to `bitrate` (clamped) when that is higher, after a probe
     /// measured the path carrying it (``BandwidthEstimator/onProbeResult(_:now:)``): the
     /// convergence band of past decreases no longer describes the path, so it is forgotten

@@ -210,7 +210,7 @@ public struct BandwidthEstimator: Sendable {
               queueDelay.queueingDelayNanoseconds < rateControl.configuration.queueDelayTargetNanoseconds else { return }
         let delivered = min(acknowledgedRate, sentBitrate)
         guard Double(delivered) > min(rateControl.estimate, loss.estimate) else { return }
-        if Double(delivered) > rateControl.estimate { rateControl.setEstimate(delivered) }
+        rateControl.raise(to: delivered)
         if loss.lastLossFraction < loss.configuration.increaseBelow { loss.raise(to: delivered) }
     }
 
