@@ -1,6 +1,9 @@
 /// Orders a video stream's RTP packets, finds complete frames, asks for what is missing
 /// (NACK) and for a keyframe (PLI) when a frame cannot be completed, and never holds an
-/// incomplete frame longer than `maximumWait`.
+/// incomplete frame longer than its wait: `maximumWait` until a retransmission round trip
+/// has been measured (NACK → retransmitted packet, smoothed like RFC 6298's RTT), then long
+/// enough for a NACK, one retry and its answer (about 2.25 × that round trip plus its
+/// variation), at most `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
 ///
 /// A pure state machine: time comes in as arguments (the pipeline's injected clock),
 /// packets are opaque handles (`Int`, e.g. a packet-pool slot) the caller owns; every
@@ -63,6 +66,8 @@ public final class VideoJitterBuffer {
         public var keyframeRequests: UInt64 = 0
         /// Restarts after a jump beyond the capacity.
         public var restarts: UInt64 = 0
+        /// Retransmission round trips measured (NACK → the packet's arrival).
+        public var retransmissionSamples: UInt64 = 0
         /// All zeros.
         public init() {}
     }
@@ -77,6 +82,7 @@ public final class VideoJitterBuffer {
         var handle = 0
         var missingSince: UInt64 = 0
         var nacksSent = 0
+        var firstNack: UInt64 = 0
         var lastNack: UInt64 = 0
     }
 
@@ -98,6 +104,11 @@ public final class VideoJitterBuffer {
     private var lastKeyframeRequest: UInt64 = 0
     /// Set when a frame is lost: the first request after a loss goes out at once.
     private var keyframeRequestImmediately = false
+    /// Smoothed retransmission round trip and its mean deviation (ns; 0: not measured).
+    private var smoothedRetransmit: UInt64 = 0
+    private var retransmitDeviation: UInt64 = 0
+    /// The wait of an incomplete frame now (follows the measured round trip).
+    private var currentWait: UInt64
 
     /// Creates an empty buffer; `configuration.capacity` must be a power of two.
     public init(configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
@@ -106,6 +117,7 @@ public final class VideoJitterBuffer {
         self.configuration = configuration
         self.mask = Int64(configuration.capacity - 1)
         self.slots = .allocate(capacity: configuration.capacity)
+        self.currentWait = configuration.maximumWaitNanoseconds
         slots.initialize(repeating: Slot())
     }
 
@@ -113,6 +125,16 @@ public final class VideoJitterBuffer {
 
     /// Whether the decoder is waiting for a keyframe (at start and after a lost frame).
     public var isWaitingForKeyframe: Bool { needsKeyframe }
+
+    /// The smoothed time from a NACK to the retransmitted packet's arrival (ns), nil until
+    /// one has been measured.
+    public var retransmissionRoundTripNanoseconds: UInt64? { smoothedRetransmit > 0 ? smoothedRetransmit : nil }
+
+    /// The least time between two NACKs of one packet now, without a caller's RTT (ns).
+    public var nackRetryNanoseconds: UInt64 { retryInterval }
+
+    /// How long an incomplete frame blocks the ones behind it now (ns).
+    public var waitNanoseconds: UInt64 { currentWait }
 
     /// Packets currently buffered.
     public var bufferedPacketCount: Int {
@@ -143,6 +165,12 @@ public final class VideoJitterBuffer {
         }
         if extended < head {
             statistics.latePackets += 1
+            // A retransmission that came after its frame was given up still tells the
+            // round trip (its slot keeps the NACK times until reused).
+            let late = slots[Int(extended & mask)]
+            if late.state == .empty, late.extended == extended, late.nacksSent > 0 {
+                sampleRetransmit(late, arrival: info.arrivalNanoseconds)
+            }
             return .tooLate
         }
         if extended - head >= Int64(configuration.capacity) {
@@ -162,6 +190,7 @@ public final class VideoJitterBuffer {
             return .duplicate
         case .missing where slots[index].nacksSent > 0:
             statistics.recoveredPackets += 1
+            sampleRetransmit(slots[index], arrival: info.arrivalNanoseconds)
         default:
             break
         }
@@ -208,14 +237,14 @@ public final class VideoJitterBuffer {
                     statistics.framesReleased += 1
                     return info
                 case .incomplete:
-                    guard elapsed(since: first.info.arrivalNanoseconds, now: now) > configuration.maximumWaitNanoseconds else { return nil }
+                    guard elapsed(since: first.info.arrivalNanoseconds, now: now) > currentWait else { return nil }
                 }
             } else if first.state == .present {
                 // A frame's middle at the head: its start may still come (reordered).
-                guard elapsed(since: first.info.arrivalNanoseconds, now: now) > configuration.maximumWaitNanoseconds
+                guard elapsed(since: first.info.arrivalNanoseconds, now: now) > currentWait
                 else { return nil }
             } else if first.state == .missing {
-                guard elapsed(since: first.missingSince, now: now) > configuration.maximumWaitNanoseconds else { return nil }
+                guard elapsed(since: first.missingSince, now: now) > currentWait else { return nil }
             }
             // The head frame is broken (its start is missing or late past the wait): skip to
             // the next frame start; the frames after it need a keyframe.
@@ -225,12 +254,15 @@ public final class VideoJitterBuffer {
     }
 
     /// Writes the sequence numbers to NACK now into `sequences` and returns how many:
-    /// holes older than `nackDelay`, not asked for within the retry interval (1.5 × RTT
-    /// when `roundTripNanoseconds` is known), and asked fewer than the maximum times.
+    /// holes older than `nackDelay`, not asked for within the retry interval, and asked
+    /// fewer than the maximum times. The retry interval is 1.5 × `roundTripNanoseconds`
+    /// when given, else the measured retransmission round trip plus its variation (a
+    /// retry never goes out before the answer to the last NACK could have come), else
+    /// `nackRetryInterval`.
     public func collectNACKs(now: UInt64, roundTripNanoseconds: UInt64? = nil,
                              into sequences: UnsafeMutableBufferPointer<UInt16>) -> Int {
         guard started, highest >= head else { return 0 }
-        let retry = roundTripNanoseconds.map { max($0 + $0 / 2, 10_000_000) } ?? configuration.nackRetryIntervalNanoseconds
+        let retry = roundTripNanoseconds.map { max($0 + $0 / 2, 10_000_000) } ?? retryInterval
         var count = 0
         var e = head
         while e <= highest && count < sequences.count {
@@ -239,6 +271,7 @@ public final class VideoJitterBuffer {
                elapsed(since: slots[i].missingSince, now: now) >= configuration.nackDelayNanoseconds,
                slots[i].nacksSent < configuration.maximumNACKsPerPacket,
                slots[i].nacksSent == 0 || elapsed(since: slots[i].lastNack, now: now) >= retry {
+                if slots[i].nacksSent == 0 { slots[i].firstNack = now }
                 slots[i].nacksSent += 1
                 slots[i].lastNack = now
                 sequences[count] = UInt16(truncatingIfNeeded: e)
@@ -278,6 +311,36 @@ public final class VideoJitterBuffer {
     }
 
     // MARK: - Internals
+
+    /// Between two NACKs of one packet: the measured retransmission round trip plus a
+    /// margin (a quarter of it, or four deviations if more), else the configured interval.
+    private var retryInterval: UInt64 {
+        guard smoothedRetransmit > 0 else { return configuration.nackRetryIntervalNanoseconds }
+        return max(smoothedRetransmit + max(smoothedRetransmit / 4, 4 * retransmitDeviation), 10_000_000)
+    }
+
+    /// One retransmission round trip: NACK → arrival. Asked once, the sample is exact;
+    /// asked more often it is ambiguous (Karn), so it only seeds a first estimate (from
+    /// the first NACK: too long rather than too short). Smoothed as RFC 6298 (gains 1/8
+    /// and 1/4, first deviation a quarter of the sample). The wait then covers a NACK, one
+    /// retry and its answer: nackDelay + retry interval + RTT + 2 × deviation, within
+    /// [maximumWait, maximumAdaptiveWait].
+    private func sampleRetransmit(_ slot: Slot, arrival: UInt64) {
+        guard slot.nacksSent == 1 || smoothedRetransmit == 0 else { return }
+        let sample = max(elapsed(since: slot.nacksSent == 1 ? slot.lastNack : slot.firstNack, now: arrival), 1_000_000)
+        if smoothedRetransmit == 0 {
+            smoothedRetransmit = sample
+            retransmitDeviation = sample / 4
+        } else {
+            let difference = sample > smoothedRetransmit ? sample - smoothedRetransmit : smoothedRetransmit - sample
+            retransmitDeviation = retransmitDeviation - retransmitDeviation / 4 + difference / 4
+            smoothedRetransmit = smoothedRetransmit - smoothedRetransmit / 8 + sample / 8
+        }
+        statistics.retransmissionSamples += 1
+        let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit + 2 * retransmitDeviation
+        currentWait = min(max(wanted, configuration.maximumWaitNanoseconds),
+                          max(configuration.maximumAdaptiveWaitNanoseconds, configuration.maximumWaitNanoseconds))
+    }
 
     private enum Scan { case complete(last: Int64), incomplete }
 
