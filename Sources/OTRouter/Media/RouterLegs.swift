@@ -82,7 +82,7 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     /// Per encoding: the holes in its sequence numbers, NACKed to the publisher.
     var gaps: [UpstreamGaps]
     /// Transport-wide arrivals for the feedback to the publisher.
-    var arrivals = TransportFeedbackRecorder()
+    var arrivals = TransportFeedbackRecorder(configuration: .reordering)
     /// The router's own SSRC as a receiver (its RRs and PLIs).
     let routerSSRC: UInt32
     var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)

@@ -1,9 +1,9 @@
 /// Orders a video stream's RTP packets, finds complete frames, asks for what is missing
 /// (NACK) and for a keyframe (PLI) when a frame cannot be completed, and never holds an
 /// incomplete frame longer than its wait: `maximumWait` until a retransmission round trip
-/// has been measured (NACK → retransmitted packet, smoothed like RFC 6298's RTT), then long
-/// enough for a NACK, one retry and its answer (about 2.25 × that round trip plus its
-/// variation), at most `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
+/// has been measured (NACK → retransmitted packet, the largest of the last 8), then long
+/// enough for a NACK, one retry and its answer (about 2.25 × that round trip), at most
+/// `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
 ///
 /// A pure state machine: time comes in as arguments (the pipeline's injected clock),
 /// packets are opaque handles (`Int`, e.g. a packet-pool slot) the caller owns; every
@@ -104,9 +104,9 @@ public final class VideoJitterBuffer {
     private var lastKeyframeRequest: UInt64 = 0
     /// Set when a frame is lost: the first request after a loss goes out at once.
     private var keyframeRequestImmediately = false
-    /// Smoothed retransmission round trip and its mean deviation (ns; 0: not measured).
+    /// Retransmission round trip: the largest of the last 8 samples (ns; 0: not measured).
     private var smoothedRetransmit: UInt64 = 0
-    private var retransmitDeviation: UInt64 = 0
+    private var recentSamples: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     /// The wait of an incomplete frame now (follows the measured round trip).
     private var currentWait: UInt64
 
@@ -126,7 +126,8 @@ public final class VideoJitterBuffer {
     /// Whether the decoder is waiting for a keyframe (at start and after a lost frame).
     public var isWaitingForKeyframe: Bool { needsKeyframe }
 
-    /// The smoothed time from a NACK to the retransmitted packet's arrival (ns), nil until
+    /// The time from a NACK to the retransmitted packet's arrival (ns; the largest of the
+    /// last 8 measured, so reordered packets do not shorten it), nil until
     /// one has been measured.
     public var retransmissionRoundTripNanoseconds: UInt64? { smoothedRetransmit > 0 ? smoothedRetransmit : nil }
 
@@ -313,31 +314,30 @@ public final class VideoJitterBuffer {
     // MARK: - Internals
 
     /// Between two NACKs of one packet: the measured retransmission round trip plus a
-    /// margin (a quarter of it, or four deviations if more), else the configured interval.
+    /// quarter (at least 10 ms), else the configured interval.
     private var retryInterval: UInt64 {
         guard smoothedRetransmit > 0 else { return configuration.nackRetryIntervalNanoseconds }
-        return max(smoothedRetransmit + max(smoothedRetransmit / 4, 4 * retransmitDeviation), 10_000_000)
+        return max(smoothedRetransmit + smoothedRetransmit / 4, 10_000_000)
     }
 
     /// One retransmission round trip: NACK → arrival. Asked once, the sample is exact;
     /// asked more often it is ambiguous (Karn), so it only seeds a first estimate (from
-    /// the first NACK: too long rather than too short). Smoothed as RFC 6298 (gains 1/8
-    /// and 1/4, first deviation a quarter of the sample). The wait then covers a NACK, one
-    /// retry and its answer: nackDelay + retry interval + RTT + 2 × deviation, within
-    /// [maximumWait, maximumAdaptiveWait].
+    /// the first NACK: too long rather than too short). The estimate is the largest of
+    /// the last `sampleWindow` samples: a hole filled by a reordered packet just after
+    /// its NACK gives a short sample that is no round trip, and an average of those would
+    /// make the wait too short for the real retransmissions. The wait then covers a NACK,
+    /// one retry and its answer: nackDelay + retry interval + RTT, within [maximumWait,
+    /// maximumAdaptiveWait].
     private func sampleRetransmit(_ slot: Slot, arrival: UInt64) {
         guard slot.nacksSent == 1 || smoothedRetransmit == 0 else { return }
         let sample = max(elapsed(since: slot.nacksSent == 1 ? slot.lastNack : slot.firstNack, now: arrival), 1_000_000)
-        if smoothedRetransmit == 0 {
-            smoothedRetransmit = sample
-            retransmitDeviation = sample / 4
-        } else {
-            let difference = sample > smoothedRetransmit ? sample - smoothedRetransmit : smoothedRetransmit - sample
-            retransmitDeviation = retransmitDeviation - retransmitDeviation / 4 + difference / 4
-            smoothedRetransmit = smoothedRetransmit - smoothedRetransmit / 8 + sample / 8
-        }
+        recentSamples.0 = recentSamples.1; recentSamples.1 = recentSamples.2; recentSamples.2 = recentSamples.3
+        recentSamples.3 = recentSamples.4; recentSamples.4 = recentSamples.5; recentSamples.5 = recentSamples.6
+        recentSamples.6 = recentSamples.7; recentSamples.7 = sample
+        let r = recentSamples
+        smoothedRetransmit = max(max(max(r.0, r.1), max(r.2, r.3)), max(max(r.4, r.5), max(r.6, r.7)))
         statistics.retransmissionSamples += 1
-        let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit + 2 * retransmitDeviation
+        let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit
         currentWait = min(max(wanted, configuration.maximumWaitNanoseconds),
                           max(configuration.maximumAdaptiveWaitNanoseconds, configuration.maximumWaitNanoseconds))
     }
