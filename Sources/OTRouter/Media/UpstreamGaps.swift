@@ -3,9 +3,11 @@
 /// for again instead of reaching every subscriber as a hole the router cannot fill.
 ///
 /// A hole is NACKed after `nackDelay` (reordering tolerance), then again every retry
-/// interval (the measured NACK → packet round trip plus a quarter, at least 40 ms; 100 ms
-/// until measured), at most `maximumNACKs` times, and forgotten after `maximumAge` or
-/// when more than `capacity` holes are open (oldest first).
+/// interval (the NACK → packet round trip, the largest of the last 8 measured so holes
+/// filled by reordering just after their NACK do not shorten it, plus 10 ms, at least
+/// 40 ms; 250 ms until measured), at most `maximumNACKs` times; it stays open (its
+/// packet is still forwarded when it comes) until `maximumAge`, or until more than
+/// `capacity` holes are open (oldest first).
 ///
 /// Forwarding thread only. Storage allocated at init; `received` is O(1) in order and
 /// O(holes) for a late packet, `collect` O(holes). No allocation.
@@ -24,7 +26,7 @@ struct UpstreamGaps {
     static let nackDelay: UInt64 = 10_000_000
     static let maximumNACKs: UInt8 = 4
     static let maximumAge: UInt64 = 1_000_000_000
-    static let initialRetry: UInt64 = 100_000_000
+    static let initialRetry: UInt64 = 250_000_000
 
     private var sequences = [UInt16](repeating: 0, count: UpstreamGaps.capacity)
     private var openedAt = [UInt64](repeating: 0, count: UpstreamGaps.capacity)
@@ -34,8 +36,9 @@ struct UpstreamGaps {
     private(set) var count = 0
     private var highest: UInt16 = 0
     private var started = false
-    /// Smoothed NACK → packet round trip (ns; 0 = not measured).
+    /// NACK → packet round trip: the largest of the last 8 samples (ns; 0 = not measured).
     private(set) var roundTrip: UInt64 = 0
+    private var samples: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     /// Holes opened, filled after a NACK, and given up, since creation.
     private(set) var opened: UInt64 = 0
     private(set) var repaired: UInt64 = 0
@@ -62,7 +65,9 @@ struct UpstreamGaps {
         for index in 0..<count where sequences[index] == sequence {
             if nacks[index] == 1 {
                 let sample = max(now &- lastNACK[index], 1_000_000)
-                roundTrip = roundTrip == 0 ? sample : roundTrip - roundTrip / 8 + sample / 8
+                samples = (samples.1, samples.2, samples.3, samples.4, samples.5, samples.6, samples.7, sample)
+                let r = samples
+                roundTrip = max(max(max(r.0, r.1), max(r.2, r.3)), max(max(r.4, r.5), max(r.6, r.7)))
             }
             if nacks[index] > 0 { repaired &+= 1 }
             remove(at: index)
@@ -72,7 +77,7 @@ struct UpstreamGaps {
     }
 
     /// The retry interval now (ns).
-    var retryInterval: UInt64 { roundTrip == 0 ? Self.initialRetry : max(roundTrip + roundTrip / 4, 40_000_000) }
+    var retryInterval: UInt64 { roundTrip == 0 ? Self.initialRetry : max(roundTrip + 10_000_000, 40_000_000) }
 
     /// Writes the sequence numbers to NACK now into `output` and returns how many;
     /// forgets holes too old or asked for too often.
@@ -81,7 +86,7 @@ struct UpstreamGaps {
         var index = 0
         let retry = retryInterval
         while index < count {
-            if now &- openedAt[index] > Self.maximumAge || nacks[index] >= Self.maximumNACKs && now &- lastNACK[index] > retry {
+            if now &- openedAt[index] > Self.maximumAge {
                 abandoned &+= 1
                 remove(at: index)
                 continue
@@ -104,7 +109,9 @@ struct UpstreamGaps {
         var due = UInt64.max
         let retry = retryInterval
         for index in 0..<count {
-            due = min(due, nacks[index] == 0 ? openedAt[index] + Self.nackDelay : lastNACK[index] + retry)
+            let next = nacks[index] == 0 ? openedAt[index] + Self.nackDelay
+                : nacks[index] < Self.maximumNACKs ? lastNACK[index] + retry : openedAt[index] + Self.maximumAge + 1
+            due = min(due, next)
         }
         return due
     }

@@ -2,7 +2,7 @@
 /// (NACK) and for a keyframe (PLI) when a frame cannot be completed, and never holds an
 /// incomplete frame longer than its wait: `maximumWait` until a retransmission round trip
 /// has been measured (NACK → retransmitted packet, the largest of the last 8), then long
-/// enough for a NACK, one retry and its answer (about 2.25 × that round trip), at most
+/// enough for a NACK, one retry and its answer (about 2.1 × that round trip + 15 ms), at most
 /// `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
 ///
 /// A pure state machine: time comes in as arguments (the pipeline's injected clock),
@@ -313,11 +313,11 @@ public final class VideoJitterBuffer {
 
     // MARK: - Internals
 
-    /// Between two NACKs of one packet: the measured retransmission round trip plus a
-    /// quarter (at least 10 ms), else the configured interval.
+    /// Between two NACKs of one packet: the measured retransmission round trip (already
+    /// the largest recent one) plus 10 ms, else the configured interval.
     private var retryInterval: UInt64 {
         guard smoothedRetransmit > 0 else { return configuration.nackRetryIntervalNanoseconds }
-        return max(smoothedRetransmit + smoothedRetransmit / 4, 10_000_000)
+        return smoothedRetransmit + 10_000_000
     }
 
     /// One retransmission round trip: NACK → arrival. Asked once, the sample is exact;
@@ -326,8 +326,8 @@ public final class VideoJitterBuffer {
     /// the last `sampleWindow` samples: a hole filled by a reordered packet just after
     /// its NACK gives a short sample that is no round trip, and an average of those would
     /// make the wait too short for the real retransmissions. The wait then covers a NACK,
-    /// one retry and its answer: nackDelay + retry interval + RTT, within [maximumWait,
-    /// maximumAdaptiveWait].
+    /// one retry and its answer: nackDelay + retry interval + 1.125 × RTT, within
+    /// [maximumWait, maximumAdaptiveWait].
     private func sampleRetransmit(_ slot: Slot, arrival: UInt64) {
         guard slot.nacksSent == 1 || smoothedRetransmit == 0 else { return }
         let sample = max(elapsed(since: slot.nacksSent == 1 ? slot.lastNack : slot.firstNack, now: arrival), 1_000_000)
@@ -337,7 +337,7 @@ public final class VideoJitterBuffer {
         let r = recentSamples
         smoothedRetransmit = max(max(max(r.0, r.1), max(r.2, r.3)), max(max(r.4, r.5), max(r.6, r.7)))
         statistics.retransmissionSamples += 1
-        let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit
+        let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit + smoothedRetransmit / 8
         currentWait = min(max(wanted, configuration.maximumWaitNanoseconds),
                           max(configuration.maximumAdaptiveWaitNanoseconds, configuration.maximumWaitNanoseconds))
     }
