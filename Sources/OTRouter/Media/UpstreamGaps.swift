@@ -31,6 +31,7 @@ struct UpstreamGaps {
     private var sequences = [UInt16](repeating: 0, count: UpstreamGaps.capacity)
     private var openedAt = [UInt64](repeating: 0, count: UpstreamGaps.capacity)
     private var lastNACK = [UInt64](repeating: 0, count: UpstreamGaps.capacity)
+    private var firstNACK = [UInt64](repeating: 0, count: UpstreamGaps.capacity)
     private var nacks = [UInt8](repeating: 0, count: UpstreamGaps.capacity)
     /// Open holes, oldest first, in `0..<count`.
     private(set) var count = 0
@@ -63,8 +64,11 @@ struct UpstreamGaps {
             return .inOrder
         }
         for index in 0..<count where sequences[index] == sequence {
-            if nacks[index] == 1 {
-                let sample = max(now &- lastNACK[index], 1_000_000)
+            if nacks[index] > 0 {
+                // Asked more than once: from the first NACK when the retries came sooner
+                // than the estimate (too short, it must be able to grow), else the last.
+                let fromFirst = nacks[index] > 1 && (roundTrip == 0 || lastNACK[index] &- firstNACK[index] < roundTrip)
+                let sample = max(now &- (fromFirst ? firstNACK[index] : lastNACK[index]), 1_000_000)
                 samples = (samples.1, samples.2, samples.3, samples.4, samples.5, samples.6, samples.7, sample)
                 let r = samples
                 roundTrip = max(max(max(r.0, r.1), max(r.2, r.3)), max(max(r.4, r.5), max(r.6, r.7)))
@@ -95,6 +99,7 @@ struct UpstreamGaps {
                nacks[index] == 0 || now &- lastNACK[index] >= retry {
                 output[written] = sequences[index]
                 written += 1
+                if nacks[index] == 0 { firstNACK[index] = now }
                 nacks[index] += 1
                 lastNACK[index] = now
             }
@@ -135,6 +140,7 @@ struct UpstreamGaps {
             sequences[i] = sequences[i + 1]
             openedAt[i] = openedAt[i + 1]
             lastNACK[i] = lastNACK[i + 1]
+            firstNACK[i] = firstNACK[i + 1]
             nacks[i] = nacks[i + 1]
             i += 1
         }

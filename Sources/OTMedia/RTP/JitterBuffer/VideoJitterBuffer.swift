@@ -2,7 +2,7 @@
 /// (NACK) and for a keyframe (PLI) when a frame cannot be completed, and never holds an
 /// incomplete frame longer than its wait: `maximumWait` until a retransmission round trip
 /// has been measured (NACK → retransmitted packet, the largest of the last 8), then long
-/// enough for a NACK, one retry and its answer (about 2.1 × that round trip + 15 ms), at most
+/// enough for a NACK, one retry and its answer (2.25 × that round trip + 15 ms), at most
 /// `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
 ///
 /// A pure state machine: time comes in as arguments (the pipeline's injected clock),
@@ -321,23 +321,27 @@ public final class VideoJitterBuffer {
     }
 
     /// One retransmission round trip: NACK → arrival. Asked once, the sample is exact;
-    /// asked more often it is ambiguous (Karn), so it only seeds a first estimate (from
-    /// the first NACK: too long rather than too short). The estimate is the largest of
+    /// asked more often it is ambiguous (Karn): from the first NACK when the retries came
+    /// sooner than the estimate (an estimate too short must be able to grow), else from
+    /// the last. The estimate is the largest of
     /// the last `sampleWindow` samples: a hole filled by a reordered packet just after
     /// its NACK gives a short sample that is no round trip, and an average of those would
     /// make the wait too short for the real retransmissions. The wait then covers a NACK,
-    /// one retry and its answer: nackDelay + retry interval + 1.125 × RTT, within
+    /// one retry and its answer: nackDelay + retry interval + 1.25 × RTT (through a router,
+    /// its own NACK and retry upstream come first), within
     /// [maximumWait, maximumAdaptiveWait].
     private func sampleRetransmit(_ slot: Slot, arrival: UInt64) {
-        guard slot.nacksSent == 1 || smoothedRetransmit == 0 else { return }
-        let sample = max(elapsed(since: slot.nacksSent == 1 ? slot.lastNack : slot.firstNack, now: arrival), 1_000_000)
+        // Asked more than once: if the retries came faster than the estimate allows (it
+        // was too short), the first NACK's answer is the one that came; else the last's.
+        let fromFirst = slot.nacksSent > 1 && (smoothedRetransmit == 0 || slot.lastNack - slot.firstNack < smoothedRetransmit)
+        let sample = max(elapsed(since: fromFirst ? slot.firstNack : slot.lastNack, now: arrival), 1_000_000)
         recentSamples.0 = recentSamples.1; recentSamples.1 = recentSamples.2; recentSamples.2 = recentSamples.3
         recentSamples.3 = recentSamples.4; recentSamples.4 = recentSamples.5; recentSamples.5 = recentSamples.6
         recentSamples.6 = recentSamples.7; recentSamples.7 = sample
         let r = recentSamples
         smoothedRetransmit = max(max(max(r.0, r.1), max(r.2, r.3)), max(max(r.4, r.5), max(r.6, r.7)))
         statistics.retransmissionSamples += 1
-        let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit + smoothedRetransmit / 8
+        let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit + smoothedRetransmit / 4
         currentWait = min(max(wanted, configuration.maximumWaitNanoseconds),
                           max(configuration.maximumAdaptiveWaitNanoseconds, configuration.maximumWaitNanoseconds))
     }
