@@ -7,7 +7,8 @@ import Testing
 /// Issue 5, acceptance 5: 5 % random loss and 100 ms ± 20 ms of delay together, in both
 /// directions of one media leg (the publisher's, then the subscriber's): at least 98 %
 /// of the frames decoded (by frame numbers over a 10 s window) and no frozen period over
-/// 1 s of media time.
+/// 1 s of media time. Prints the router's upstream NACKs and repairs (docs/adapt.md has the
+/// three fixes this needed).
 @Suite(.serialized)
 struct AdaptiveQualityAcceptanceLossTests {
     static let project = ProjectCredentials(apiKey: "4755", apiSecret: "0123456789abcdef0123456789abcdef01234755")
