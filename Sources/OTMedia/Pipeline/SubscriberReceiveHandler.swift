@@ -39,7 +39,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private var feedbackDestination: SocketAddress?
     private var nextReport: UInt64 = 0
     private var nextFeedbackCheck: UInt64 = 0
-    private var recorder = TransportFeedbackRecorder()
+    private var recorder = TransportFeedbackRecorder(configuration: .reordering)
     private let transportFeedback = UnsafeMutableRawBufferPointer.allocate(byteCount: 1200, alignment: 8)
 
     /// What the receiver keeps of a stream's latest sender report (RFC 3550 6.4.1 LSR/DLSR).

@@ -24,6 +24,7 @@ extension ForwardingHandler {
         }
         if now >= nextProbe { nextProbe = sendProbes(now: now) }
         var deadline = min(nextReport, nextFeedback, nextAdaptation, nextProbe)
+        if let due = sendUpstreamNACKs(now: now) { deadline = min(deadline, due) }
         if publisher.videoSSRC != nil, group.keyframeWanted.load(ordering: .relaxed) != 0, publisher.address != nil {
             let allowed = publisher.lastKeyframeRequest == 0 ? now : publisher.lastKeyframeRequest + Self.keyframeInterval
             if now >= allowed {
@@ -37,6 +38,31 @@ extension ForwardingHandler {
             }
         }
         return deadline
+    }
+
+    /// NACKs to the publisher for the holes due in each video encoding (RR + SDES + one
+    /// Generic NACK per encoding with something to ask); returns when the next is due.
+    private func sendUpstreamNACKs(now: UInt64) -> UInt64? {
+        guard publisher.address != nil else { return nil }
+        var next: UInt64?
+        let ssrc = publisher.routerSSRC
+        for index in publisher.gaps.indices where publisher.gaps[index].count > 0 {
+            let count = publisher.gaps[index].collect(now: now, into: upstreamNACKScratch)
+            if count > 0 {
+                let built = NACKPair.build(lost: UnsafeBufferPointer(rebasing: upstreamNACKScratch[0..<count]), into: upstreamNACKPairs)
+                let pairs = RTCPList(UnsafeBufferPointer(rebasing: upstreamNACKPairs[0..<built.pairs]))
+                let media = publisher.encodingSSRCs[index]
+                if sendToPublisher({ writer throws(RTCPError) in
+                    try writer.append(ReceiverReport(ssrc: ssrc))
+                    try writer.append(SourceDescription(ssrc: ssrc, cname: publisher.cname))
+                    try writer.append(GenericNACK(senderSSRC: ssrc, mediaSSRC: media, pairs: pairs))
+                }) {
+                    GroupCounters.bump(counters.upstreamNACKs, by: UInt64(built.consumed))
+                }
+            }
+            if let due = publisher.gaps[index].nextDue() { next = min(next ?? due, due) }
+        }
+        return next
     }
 
     /// One compound with a PLI per wanted encoding (bit = spatial index).

@@ -49,6 +49,9 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     var nextProbe: UInt64 = 0
     /// Where a transport-wide feedback to the publisher is built (1200 bytes, once).
     let feedbackScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1200, alignment: 4)
+    /// Where the NACKs to the publisher are gathered (allocated once).
+    let upstreamNACKScratch = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 64)
+    let upstreamNACKPairs = UnsafeMutableBufferPointer<NACKPair>.allocate(capacity: 64)
     /// What each layer of the stream costs, measured here.
     var meter = LayerMeter()
 
@@ -61,7 +64,11 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         single.reserveCapacity(1)
     }
 
-    deinit { feedbackScratch.deallocate() }
+    deinit {
+        feedbackScratch.deallocate()
+        upstreamNACKScratch.deallocate()
+        upstreamNACKPairs.deallocate()
+    }
 
     func pipelineStarted(now: UInt64) {
         ntp = NTPClock.system(monotonicNanoseconds: now)
@@ -144,9 +151,17 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         var fields = VP8Fields()
         if let s = publisher.encoding(of: ssrc) {
             encoding = s
-            frameStart = publisher.encodingFrameEnded[s]
-            publisher.encodingFrameEnded[s] = base.load(fromByteOffset: 1, as: UInt8.self) & 0x80 != 0
             if let parsed = VP8Fields(base, length) { fields = parsed }
+            switch publisher.gaps[s].received(sequence, now: now) {
+            case .inOrder: break
+            case .repaired: return forwardLate(buffer, encoding: s, fields: fields, now: now)
+            case .stale:
+                GroupCounters.bump(counters.packetsDropped)  // a duplicate: forwarded once already
+                return
+            }
+            // A lost marker must not glue two pictures: the descriptor's S bit starts one too.
+            frameStart = publisher.encodingFrameEnded[s] || fields.startsFrame
+            publisher.encodingFrameEnded[s] = base.load(fromByteOffset: 1, as: UInt8.self) & 0x80 != 0
             if fields.keyframe, fields.width > 0 {
                 publisher.encodingWidth[s] = fields.width
                 publisher.encodingHeight[s] = fields.height
@@ -178,8 +193,13 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         for leg in subscribers {
             if isVideo {
                 let allowed = leg.takesVideo.load(ordering: .relaxed) && !leg.adaptation.fallbackOff
-                guard leg.route.admit(encoding: encoding, fields: fields, frameStart: frameStart, allowed: allowed) == .forward
-                else { continue }
+                switch leg.route.admit(encoding: encoding, fields: fields, frameStart: frameStart, allowed: allowed) {
+                case .forward: break
+                case .skip:
+                    leg.route.record(encoding: encoding, sequence: sequence, timestamp: timestamp, forwarded: false)
+                    continue
+                case .ignore: continue
+                }
             } else if !leg.takesAudio.load(ordering: .relaxed) {
                 leg.audioSkipped &+= 1
                 continue
@@ -197,6 +217,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             if isVideo {
                 _ = leg.route.rewrite(p, fields: fields, sequence: sequence, timestamp: timestamp, now: now,
                                       shift: out.length - length)
+                leg.route.record(encoding: encoding, sequence: sequence, timestamp: timestamp, forwarded: true)
                 WireBytes.store32(leg.videoSSRC, p, 8)
             } else {
                 let shifted = sequence &- leg.audioSkipped
@@ -205,6 +226,31 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                 WireBytes.store32(leg.audioSSRC, p, 8)
             }
             send(out, on: leg, to: address, kind: isVideo ? .video : .audio, now: now)
+        }
+    }
+
+    /// A video packet that filled a hole (the publisher answered the router's NACK, or it
+    /// came reordered): each leg that forwarded its frame gets it under the numbers the
+    /// frame went out with (then it is in the leg's history for the subscriber's NACKs);
+    /// legs that dropped its frame or forward another encoding do not.
+    private func forwardLate(_ buffer: PacketBuffer, encoding: Int, fields: VP8Fields, now: UInt64) {
+        let base = buffer.bytes.baseAddress!
+        let length = buffer.length
+        let sequence = WireBytes.be16(base, 2)
+        let timestamp = WireBytes.be32(base, 4)
+        GroupCounters.bump(counters.upstreamRepaired)
+        let source = UnsafeRawBufferPointer(buffer.bytes)
+        for leg in subscribers where leg.takesVideo.load(ordering: .relaxed) && !leg.adaptation.fallbackOff {
+            guard let address = leg.address, let out = leg.pool.take() else { continue }
+            guard RTPInPlace.assignMakingRoom(source, into: out),
+                  leg.route.rewriteLate(out.bytes.baseAddress!, encoding: encoding, fields: fields, sequence: sequence,
+                                        timestamp: timestamp, shift: out.length - length)
+            else {
+                leg.pool.release(out)
+                continue
+            }
+            WireBytes.store32(leg.videoSSRC, out.bytes.baseAddress!, 8)
+            send(out, on: leg, to: address, kind: .video, now: now)
         }
     }
 

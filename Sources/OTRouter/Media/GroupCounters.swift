@@ -11,6 +11,8 @@ final class GroupCounters: Sendable {
     let packetsDropped = Atomic<UInt64>(0)
     let badPackets = Atomic<UInt64>(0)
     let retransmissions = Atomic<UInt64>(0)
+    let upstreamNACKs = Atomic<UInt64>(0)
+    let upstreamRepaired = Atomic<UInt64>(0)
     let keyframeRequests = Atomic<UInt64>(0)
     let unknownSSRCPackets = Atomic<UInt64>(0)
     let receiverReports = Atomic<UInt64>(0)
@@ -35,6 +37,8 @@ final class GroupCounters: Sendable {
         c.packetsDropped = packetsDropped.load(ordering: .relaxed)
         c.badPackets = badPackets.load(ordering: .relaxed)
         c.retransmissions = retransmissions.load(ordering: .relaxed)
+        c.upstreamNACKs = upstreamNACKs.load(ordering: .relaxed)
+        c.upstreamRepaired = upstreamRepaired.load(ordering: .relaxed)
         c.keyframeRequests = keyframeRequests.load(ordering: .relaxed)
         c.unknownSSRCPackets = unknownSSRCPackets.load(ordering: .relaxed)
         c.receiverReports = receiverReports.load(ordering: .relaxed)
@@ -57,6 +61,8 @@ extension ForwardingCounters {
         c.packetsDropped = lhs.packetsDropped + rhs.packetsDropped
         c.badPackets = lhs.badPackets + rhs.badPackets
         c.retransmissions = lhs.retransmissions + rhs.retransmissions
+        c.upstreamNACKs = lhs.upstreamNACKs + rhs.upstreamNACKs
+        c.upstreamRepaired = lhs.upstreamRepaired + rhs.upstreamRepaired
         c.keyframeRequests = lhs.keyframeRequests + rhs.keyframeRequests
         c.unknownSSRCPackets = lhs.unknownSSRCPackets + rhs.unknownSSRCPackets
         c.receiverReports = lhs.receiverReports + rhs.receiverReports

@@ -49,6 +49,8 @@ struct LegVideoRoute {
     var rebase = false
     var pictureID: UInt16
     var tl0: UInt8
+    /// What was done with the recent packets, for late (repaired) ones.
+    var trail = LegVideoTrail()
     /// Frames dropped for their temporal layer, and spatial switches made.
     var framesDropped: UInt64 = 0
     var switches: UInt64 = 0
@@ -93,6 +95,27 @@ struct LegVideoRoute {
             return .skip
         }
         return .forward
+    }
+
+    /// Rewrites a late (repaired) packet of `encoding` as its neighbours went out; false
+    /// when it is not to be sent (its frame was dropped, another encoding is forwarded
+    /// now, or nothing was sent yet). Does not move the leg's last sent number.
+    mutating func rewriteLate(_ p: UnsafeMutableRawPointer, encoding: Int, fields: VP8Fields, sequence: UInt16,
+                              timestamp: UInt32, shift: Int = 0) -> Bool {
+        guard encoding == spatial, sequenceDelta != nil,
+              let m = trail.mapping(sequence: sequence, timestamp: timestamp, encoding: encoding) else { return false }
+        WireBytes.store16(sequence &+ m.sequenceDelta, p, 2)
+        WireBytes.store32(timestamp &+ m.timestampDelta, p, 4)
+        fields.rewrite(p + shift, pictureID: m.pictureID, tl0: m.tl0)
+        return true
+    }
+
+    /// Notes what became of an in-order packet (`forwarded`: after `rewrite`).
+    mutating func record(encoding: Int, sequence: UInt16, timestamp: UInt32, forwarded: Bool) {
+        let mapping = forwarded
+            ? LegVideoTrail.Mapping(sequenceDelta: sequenceDelta ?? 0, timestampDelta: timestampDelta, pictureID: pictureID, tl0: tl0)
+            : nil
+        trail.record(sequence: sequence, timestamp: timestamp, encoding: encoding, mapping: mapping)
     }
 
     /// Rewrites a forwarded packet's sequence number, timestamp, PictureID and TL0PICIDX

@@ -77,6 +77,12 @@ public struct ForwardingCounters: Sendable, Equatable {
     public var badPackets: UInt64 = 0
     /// NACKed packets the router resent from its own history.
     public var retransmissions: UInt64 = 0
+    /// Sequence numbers the router NACKed to publishers (losses on their legs; a packet
+    /// asked for twice counts twice).
+    public var upstreamNACKs: UInt64 = 0
+    /// Publisher video packets that filled a hole (NACK answers or reordered packets) and
+    /// went on to the subscriber legs that forwarded their frames.
+    public var upstreamRepaired: UInt64 = 0
     /// Keyframe requests (PLI/FIR) sent to publishers.
     public var keyframeRequests: UInt64 = 0
     /// Authenticated RTP packets from publishers with an SSRC the router did not assign

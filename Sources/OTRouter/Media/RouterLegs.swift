@@ -79,8 +79,10 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     var encodingFrameEnded: [Bool]
     var encodingWidth: [Int]
     var encodingHeight: [Int]
+    /// Per encoding: the holes in its sequence numbers, NACKed to the publisher.
+    var gaps: [UpstreamGaps]
     /// Transport-wide arrivals for the feedback to the publisher.
-    var arrivals = TransportFeedbackRecorder()
+    var arrivals = TransportFeedbackRecorder(configuration: .reordering)
     /// The router's own SSRC as a receiver (its RRs and PLIs).
     let routerSSRC: UInt32
     var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
@@ -108,6 +110,7 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
         encodingSSRCs = encodings
         videoSSRC = encodings.last
         encodingFrameEnded = [Bool](repeating: true, count: layers)
+        gaps = [UpstreamGaps](repeating: UpstreamGaps(), count: layers)
         encodingWidth = [Int](repeating: 0, count: layers)
         encodingHeight = [Int](repeating: 0, count: layers)
         routerSSRC = ssrcs.next()

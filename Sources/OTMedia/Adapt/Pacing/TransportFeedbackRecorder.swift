@@ -32,9 +32,24 @@ public struct TransportFeedbackRecorder: Sendable {
         public var intervalNanoseconds: UInt64 = 50_000_000
         /// Largest feedback packet written (an RTCP packet inside one SRTCP datagram).
         public var maxFeedbackSize: Int = 1200
+        /// Reordering tolerance: a feedback reports only through the last packet that
+        /// arrived at least this long ago, so a packet overtaken by less than this is
+        /// reported received rather than lost (a feedback cannot take a loss back, and
+        /// the sender's loss-based control would count reordering as loss). 0: report
+        /// through the highest packet at once.
+        public var reorderHoldNanoseconds: UInt64 = 0
 
         /// The defaults above.
         public init() {}
+
+        /// What the media receivers use: the defaults with a 40 ms reordering hold (a
+        /// path's jitter of up to 40 ms reorders without looking like loss; congestion
+        /// signals come up to 40 ms later).
+        public static var reordering: Configuration {
+            var c = Configuration()
+            c.reorderHoldNanoseconds = 40_000_000
+            return c
+        }
 
         /// Explicit settings.
         public init(capacity: Int, intervalNanoseconds: UInt64, maxFeedbackSize: Int = 1200) {
@@ -174,8 +189,23 @@ public struct TransportFeedbackRecorder: Sendable {
             records.append(last)
         }
         let repeated = records.count
+        var end = highest
+        if configuration.reorderHoldNanoseconds > 0 {
+            // Back to the newest packet old enough that nothing behind it is still on its way.
+            while end >= start {
+                let slot = slots[Int(truncatingIfNeeded: end) & mask]
+                if slot.sequenceNumber == end, slot.arrivalNanoseconds &+ configuration.reorderHoldNanoseconds <= now { break }
+                if end == 0 { break }
+                end -= 1
+            }
+            guard end >= start, slots[Int(truncatingIfNeeded: end) & mask].sequenceNumber == end else {
+                lastFeedbackNanoseconds = now  // nothing old enough: try again after an interval
+                backlog = false
+                return 0
+            }
+        }
         var sequence = start
-        while sequence <= highest {
+        while sequence <= end {
             let slot = slots[Int(truncatingIfNeeded: sequence) & mask]
             if slot.sequenceNumber == sequence {
                 records.append(TWCCReceivedPacket(sequenceNumber: UInt16(truncatingIfNeeded: sequence),
@@ -195,7 +225,7 @@ public struct TransportFeedbackRecorder: Sendable {
         guard written.size > 0 else { return 0 }
         let last = records[written.lastIndex]
         lastReported = last
-        lastReportedUnwrapped = highest - UInt64(UInt16(truncatingIfNeeded: highest) &- last.sequenceNumber)
+        lastReportedUnwrapped = end - UInt64(UInt16(truncatingIfNeeded: end) &- last.sequenceNumber)
         lastFeedbackNanoseconds = now
         backlog = written.lastIndex < records.count - 1
         feedbackCount &+= 1

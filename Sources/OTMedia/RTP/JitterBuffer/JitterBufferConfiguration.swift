@@ -12,8 +12,13 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     public var nackRetryIntervalNanoseconds: UInt64 = 40_000_000
     /// NACKs sent for one packet before giving up on it.
     public var maximumNACKsPerPacket: Int = 8
-    /// The longest an incomplete frame blocks the ones behind it.
+    /// The longest an incomplete frame blocks the ones behind it while no retransmission
+    /// round trip has been measured, and the least wait once one has.
     public var maximumWaitNanoseconds: UInt64 = 150_000_000
+    /// The ceiling of the wait that follows the measured retransmission round trip
+    /// (about 2 × RTT + its variation): a lost packet on a long path still gets a NACK,
+    /// a retry and their answers, and a frozen period stays well under a second.
+    public var maximumAdaptiveWaitNanoseconds: UInt64 = 600_000_000
     /// The least time between two keyframe requests (PLI).
     public var keyframeRequestIntervalNanoseconds: UInt64 = 250_000_000
 

@@ -1,6 +1,9 @@
 /// Orders a video stream's RTP packets, finds complete frames, asks for what is missing
 /// (NACK) and for a keyframe (PLI) when a frame cannot be completed, and never holds an
-/// incomplete frame longer than `maximumWait`.
+/// incomplete frame longer than its wait: `maximumWait` until a retransmission round trip
+/// has been measured (NACK → retransmitted packet, the largest of the last 8), then long
+/// enough for a NACK, one retry and its answer (2.25 × that round trip + 15 ms), at most
+/// `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
 ///
 /// A pure state machine: time comes in as arguments (the pipeline's injected clock),
 /// packets are opaque handles (`Int`, e.g. a packet-pool slot) the caller owns; every
@@ -63,6 +66,8 @@ public final class VideoJitterBuffer {
         public var keyframeRequests: UInt64 = 0
         /// Restarts after a jump beyond the capacity.
         public var restarts: UInt64 = 0
+        /// Retransmission round trips measured (NACK → the packet's arrival).
+        public var retransmissionSamples: UInt64 = 0
         /// All zeros.
         public init() {}
     }
@@ -77,6 +82,7 @@ public final class VideoJitterBuffer {
         var handle = 0
         var missingSince: UInt64 = 0
         var nacksSent = 0
+        var firstNack: UInt64 = 0
         var lastNack: UInt64 = 0
     }
 
@@ -98,6 +104,11 @@ public final class VideoJitterBuffer {
     private var lastKeyframeRequest: UInt64 = 0
     /// Set when a frame is lost: the first request after a loss goes out at once.
     private var keyframeRequestImmediately = false
+    /// Retransmission round trip: the largest of the last 8 samples (ns; 0: not measured).
+    private var smoothedRetransmit: UInt64 = 0
+    private var recentSamples: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// The wait of an incomplete frame now (follows the measured round trip).
+    private var currentWait: UInt64
 
     /// Creates an empty buffer; `configuration.capacity` must be a power of two.
     public init(configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
@@ -106,6 +117,7 @@ public final class VideoJitterBuffer {
         self.configuration = configuration
         self.mask = Int64(configuration.capacity - 1)
         self.slots = .allocate(capacity: configuration.capacity)
+        self.currentWait = configuration.maximumWaitNanoseconds
         slots.initialize(repeating: Slot())
     }
 
@@ -113,6 +125,17 @@ public final class VideoJitterBuffer {
 
     /// Whether the decoder is waiting for a keyframe (at start and after a lost frame).
     public var isWaitingForKeyframe: Bool { needsKeyframe }
+
+    /// The time from a NACK to the retransmitted packet's arrival (ns; the largest of the
+    /// last 8 measured, so reordered packets do not shorten it), nil until
+    /// one has been measured.
+    public var retransmissionRoundTripNanoseconds: UInt64? { smoothedRetransmit > 0 ? smoothedRetransmit : nil }
+
+    /// The least time between two NACKs of one packet now, without a caller's RTT (ns).
+    public var nackRetryNanoseconds: UInt64 { retryInterval }
+
+    /// How long an incomplete frame blocks the ones behind it now (ns).
+    public var waitNanoseconds: UInt64 { currentWait }
 
     /// Packets currently buffered.
     public var bufferedPacketCount: Int {
@@ -143,6 +166,12 @@ public final class VideoJitterBuffer {
         }
         if extended < head {
             statistics.latePackets += 1
+            // A retransmission that came after its frame was given up still tells the
+            // round trip (its slot keeps the NACK times until reused).
+            let late = slots[Int(extended & mask)]
+            if late.state == .empty, late.extended == extended, late.nacksSent > 0 {
+                sampleRetransmit(late, arrival: info.arrivalNanoseconds)
+            }
             return .tooLate
         }
         if extended - head >= Int64(configuration.capacity) {
@@ -162,6 +191,7 @@ public final class VideoJitterBuffer {
             return .duplicate
         case .missing where slots[index].nacksSent > 0:
             statistics.recoveredPackets += 1
+            sampleRetransmit(slots[index], arrival: info.arrivalNanoseconds)
         default:
             break
         }
@@ -208,14 +238,14 @@ public final class VideoJitterBuffer {
                     statistics.framesReleased += 1
                     return info
                 case .incomplete:
-                    guard elapsed(since: first.info.arrivalNanoseconds, now: now) > configuration.maximumWaitNanoseconds else { return nil }
+                    guard elapsed(since: first.info.arrivalNanoseconds, now: now) > currentWait else { return nil }
                 }
             } else if first.state == .present {
                 // A frame's middle at the head: its start may still come (reordered).
-                guard elapsed(since: first.info.arrivalNanoseconds, now: now) > configuration.maximumWaitNanoseconds
+                guard elapsed(since: first.info.arrivalNanoseconds, now: now) > currentWait
                 else { return nil }
             } else if first.state == .missing {
-                guard elapsed(since: first.missingSince, now: now) > configuration.maximumWaitNanoseconds else { return nil }
+                guard elapsed(since: first.missingSince, now: now) > currentWait else { return nil }
             }
             // The head frame is broken (its start is missing or late past the wait): skip to
             // the next frame start; the frames after it need a keyframe.
@@ -225,12 +255,15 @@ public final class VideoJitterBuffer {
     }
 
     /// Writes the sequence numbers to NACK now into `sequences` and returns how many:
-    /// holes older than `nackDelay`, not asked for within the retry interval (1.5 × RTT
-    /// when `roundTripNanoseconds` is known), and asked fewer than the maximum times.
+    /// holes older than `nackDelay`, not asked for within the retry interval, and asked
+    /// fewer than the maximum times. The retry interval is 1.5 × `roundTripNanoseconds`
+    /// when given, else the measured retransmission round trip plus its variation (a
+    /// retry never goes out before the answer to the last NACK could have come), else
+    /// `nackRetryInterval`.
     public func collectNACKs(now: UInt64, roundTripNanoseconds: UInt64? = nil,
                              into sequences: UnsafeMutableBufferPointer<UInt16>) -> Int {
         guard started, highest >= head else { return 0 }
-        let retry = roundTripNanoseconds.map { max($0 + $0 / 2, 10_000_000) } ?? configuration.nackRetryIntervalNanoseconds
+        let retry = roundTripNanoseconds.map { max($0 + $0 / 2, 10_000_000) } ?? retryInterval
         var count = 0
         var e = head
         while e <= highest && count < sequences.count {
@@ -239,6 +272,7 @@ public final class VideoJitterBuffer {
                elapsed(since: slots[i].missingSince, now: now) >= configuration.nackDelayNanoseconds,
                slots[i].nacksSent < configuration.maximumNACKsPerPacket,
                slots[i].nacksSent == 0 || elapsed(since: slots[i].lastNack, now: now) >= retry {
+                if slots[i].nacksSent == 0 { slots[i].firstNack = now }
                 slots[i].nacksSent += 1
                 slots[i].lastNack = now
                 sequences[count] = UInt16(truncatingIfNeeded: e)
@@ -278,6 +312,39 @@ public final class VideoJitterBuffer {
     }
 
     // MARK: - Internals
+
+    /// Between two NACKs of one packet: the measured retransmission round trip (already
+    /// the largest recent one) plus 10 ms, else the configured interval.
+    private var retryInterval: UInt64 {
+        guard smoothedRetransmit > 0 else { return configuration.nackRetryIntervalNanoseconds }
+        return smoothedRetransmit + 10_000_000
+    }
+
+    /// One retransmission round trip: NACK → arrival. Asked once, the sample is exact;
+    /// asked more often it is ambiguous (Karn): from the first NACK when the retries came
+    /// sooner than the estimate (an estimate too short must be able to grow), else from
+    /// the last. The estimate is the largest of
+    /// the last `sampleWindow` samples: a hole filled by a reordered packet just after
+    /// its NACK gives a short sample that is no round trip, and an average of those would
+    /// make the wait too short for the real retransmissions. The wait then covers a NACK,
+    /// one retry and its answer: nackDelay + retry interval + 1.25 × RTT (through a router,
+    /// its own NACK and retry upstream come first), within
+    /// [maximumWait, maximumAdaptiveWait].
+    private func sampleRetransmit(_ slot: Slot, arrival: UInt64) {
+        // Asked more than once: if the retries came faster than the estimate allows (it
+        // was too short), the first NACK's answer is the one that came; else the last's.
+        let fromFirst = slot.nacksSent > 1 && (smoothedRetransmit == 0 || slot.lastNack - slot.firstNack < smoothedRetransmit)
+        let sample = max(elapsed(since: fromFirst ? slot.firstNack : slot.lastNack, now: arrival), 1_000_000)
+        recentSamples.0 = recentSamples.1; recentSamples.1 = recentSamples.2; recentSamples.2 = recentSamples.3
+        recentSamples.3 = recentSamples.4; recentSamples.4 = recentSamples.5; recentSamples.5 = recentSamples.6
+        recentSamples.6 = recentSamples.7; recentSamples.7 = sample
+        let r = recentSamples
+        smoothedRetransmit = max(max(max(r.0, r.1), max(r.2, r.3)), max(max(r.4, r.5), max(r.6, r.7)))
+        statistics.retransmissionSamples += 1
+        let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit + smoothedRetransmit / 4
+        currentWait = min(max(wanted, configuration.maximumWaitNanoseconds),
+                          max(configuration.maximumAdaptiveWaitNanoseconds, configuration.maximumWaitNanoseconds))
+    }
 
     private enum Scan { case complete(last: Int64), incomplete }
 

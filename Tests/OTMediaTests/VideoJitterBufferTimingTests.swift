@@ -1,0 +1,142 @@
+import Testing
+@testable import OTMedia
+
+/// The video jitter buffer's wait and NACK retries following the measured retransmission
+/// round trip (NACK → retransmitted packet), on a synthetic clock.
+@Suite struct VideoJitterBufferTimingTests {
+    static let ms: UInt64 = 1_000_000
+
+    /// Two-packet frames; frame 0 is the keyframe.
+    private static func packet(_ n: Int, arrival: UInt64) -> JitterPacketInfo {
+        JitterPacketInfo(sequence: UInt16(truncatingIfNeeded: 1000 + n), timestamp: UInt32(n / 2 * 3000),
+                         isFrameEnd: n % 2 == 1, isFrameStart: n % 2 == 0, isKeyframe: n < 2, arrivalNanoseconds: arrival)
+    }
+
+    /// A buffer and its clock: `recover` loses the second packet of a frame, NACKs it and
+    /// lets the retransmission arrive `roundTrip` after the NACK.
+    private final class Rig {
+        let buffer = VideoJitterBuffer()
+        let handles = UnsafeMutableBufferPointer<Int>.allocate(capacity: 16)
+        let nacks = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 64)
+        var next = 0, now: UInt64 = 0, released = 0, discarded = 0
+        deinit { handles.deallocate(); nacks.deallocate() }
+
+        func insert(_ n: Int) { _ = buffer.insert(packet(n, arrival: now), handle: n) { _ in discarded += 1 } }
+        func drain() {
+            while buffer.nextFrame(now: now, handles: handles, discard: { _ in self.discarded += 1 }) != nil { released += 1 }
+        }
+        func collect() -> [UInt16] { Array(nacks.prefix(buffer.collectNACKs(now: now, into: nacks))) }
+
+        /// One frame whose second packet is lost then retransmitted, and the frame after.
+        func recover(roundTrip: UInt64) {
+            let lost = next + 1
+            insert(next); insert(next + 2); insert(next + 3)
+            next += 4
+            now += 5 * ms
+            precondition(collect() == [UInt16(1000 + lost)])
+            now += roundTrip
+            insert(lost)
+            drain()
+            now += 50 * ms
+        }
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var roundTripMs: UInt64, samples: Int, retryMs: UInt64, waitMs: UInt64, shorter = 0
+        var testDescription: String { "RTT \(roundTripMs) ms × \(samples) + \(shorter) shorter → retry \(retryMs), wait \(waitMs)" }
+    }
+
+    /// Retry RTT + 10 ms, wait 5 + retry + 1.25 × RTT within [150, 600] ms, RTT the
+    /// largest of the last 8 samples (`shorter`: samples of a quarter of it came after, as
+    /// holes filled by reordering just after their NACK: they do not shorten it until they
+    /// are all that is left).
+    @Test(arguments: [
+        Case(roundTripMs: 20, samples: 1, retryMs: 30, waitMs: 150),
+        Case(roundTripMs: 100, samples: 1, retryMs: 110, waitMs: 240),
+        Case(roundTripMs: 200, samples: 1, retryMs: 210, waitMs: 465),
+        Case(roundTripMs: 40, samples: 60, retryMs: 50, waitMs: 150),
+        Case(roundTripMs: 200, samples: 60, retryMs: 210, waitMs: 465),
+        Case(roundTripMs: 400, samples: 60, retryMs: 410, waitMs: 600),
+        Case(roundTripMs: 200, samples: 4, retryMs: 210, waitMs: 465, shorter: 7),
+        Case(roundTripMs: 200, samples: 4, retryMs: 60, waitMs: 150, shorter: 8),
+    ])
+    func waitAndRetryFollowTheMeasuredRoundTrip(_ c: Case) {
+        let rig = Rig()
+        #expect(rig.buffer.retransmissionRoundTripNanoseconds == nil)
+        #expect(rig.buffer.waitNanoseconds == 150 * Self.ms, "unmeasured: the configured wait")
+        #expect(rig.buffer.nackRetryNanoseconds == 40 * Self.ms, "unmeasured: the configured retry")
+        for _ in 0..<c.samples { rig.recover(roundTrip: c.roundTripMs * Self.ms) }
+        for _ in 0..<c.shorter { rig.recover(roundTrip: c.roundTripMs * Self.ms / 4) }
+        #expect(rig.released == 2 * (c.samples + c.shorter), "every frame recovered")
+        #expect(rig.buffer.statistics.retransmissionSamples == UInt64(c.samples + c.shorter))
+        #expect(rig.buffer.retransmissionRoundTripNanoseconds == c.roundTripMs * Self.ms / (c.shorter >= 8 ? 4 : 1))
+        let retry = Double(rig.buffer.nackRetryNanoseconds) / 1e6, wait = Double(rig.buffer.waitNanoseconds) / 1e6
+        #expect(abs(retry - Double(c.retryMs)) <= 1, "retry \(retry) ms")
+        #expect(abs(wait - Double(c.waitMs)) <= 1, "wait \(wait) ms")
+    }
+
+    /// At 200 ms RTT a lost packet's retry is answered after ~420 ms: the frame is kept
+    /// (a fixed 150 ms wait would have dropped it and asked for a keyframe); one that never
+    /// comes is given up at the wait, under the 600 ms ceiling.
+    @Test func aLongRoundTripRetryIsWaitedForAndAHopelessFrameIsGivenUpAtTheWait() {
+        let rig = Rig(), ms = Self.ms
+        for _ in 0..<60 { rig.recover(roundTrip: 200 * ms) }
+        let before = rig.released, requests = rig.buffer.statistics.keyframeRequests
+        let lost = rig.next + 1
+        rig.insert(rig.next); rig.insert(rig.next + 2); rig.insert(rig.next + 3)
+        rig.next += 4
+        let holeAt = rig.now
+        rig.now += 5 * ms
+        #expect(rig.collect() == [UInt16(1000 + lost)], "first NACK")
+        rig.now = holeAt + 5 * ms + 200 * ms
+        #expect(rig.collect().isEmpty, "no retry before the answer could come (retry 210 ms)")
+        rig.now = holeAt + 5 * ms + 211 * ms
+        #expect(rig.collect() == [UInt16(1000 + lost)], "retry")
+        rig.now = holeAt + 430 * ms
+        rig.drain()
+        #expect(rig.released == before, "still waiting at 430 ms")
+        rig.insert(lost)
+        rig.drain()
+        #expect(rig.released == before + 2, "the retried packet completes both frames")
+        #expect(!rig.buffer.keyframeRequestDue(now: rig.now) && rig.buffer.statistics.keyframeRequests == requests)
+
+        // The retry's answer measured 214 ms (from the retry: the retries were spaced by the
+        // estimate), the wait is now 5 + 224 + 267.5 ms. A packet that never comes is
+        // given up at that wait, not at 150 ms.
+        #expect(rig.buffer.retransmissionRoundTripNanoseconds == 214 * ms)
+        rig.insert(rig.next); rig.insert(rig.next + 2); rig.insert(rig.next + 3)
+        rig.next += 4
+        let start = rig.now
+        rig.now = start + 300 * ms
+        rig.drain()
+        #expect(rig.released == before + 2 && !rig.buffer.isWaitingForKeyframe, "kept at 300 ms")
+        rig.now = start + 460 * ms
+        rig.drain()
+        #expect(!rig.buffer.isWaitingForKeyframe, "kept at 460 ms")
+        rig.now = start + 500 * ms
+        rig.drain()
+        #expect(rig.buffer.isWaitingForKeyframe, "given up after the wait")
+        #expect(rig.buffer.keyframeRequestDue(now: rig.now))
+    }
+
+    /// A retransmission that arrives after its frame was given up still measures the
+    /// round trip, so a long path lengthens the wait after the first losses.
+    @Test func aLateRetransmissionStillMeasuresTheRoundTrip() {
+        let rig = Rig(), ms = Self.ms
+        rig.insert(0); rig.insert(1)
+        rig.next = 2
+        rig.drain()
+        let lost = 3
+        rig.insert(2); rig.insert(4); rig.insert(5)
+        rig.now += 5 * ms
+        #expect(rig.collect() == [UInt16(1000 + lost)])
+        rig.now += 160 * ms
+        rig.drain()
+        #expect(rig.buffer.isWaitingForKeyframe, "given up at the unmeasured 150 ms")
+        rig.now += 60 * ms
+        rig.insert(lost)
+        #expect(rig.buffer.statistics.latePackets == 1)
+        #expect(rig.buffer.retransmissionRoundTripNanoseconds == 220 * ms)
+        #expect(rig.buffer.waitNanoseconds == 510 * ms, "5 + 230 + 275")
+    }
+}
