@@ -29,14 +29,8 @@ enum RTCStatsReport {
     /// A publisher's report: per stream `codec`, `outbound-rtp`, `remote-inbound-rtp`
     /// (what the receiver reported in RTCP), then one `transport`.
     static func publisher(_ streams: [Stream], timestamp: Double) -> String {
-        var reports: [[String: Any]] = []
-        var packets: UInt64 = 0
-        var bytes: UInt64 = 0
-        for stream in streams {
+        report(streams, timestamp: timestamp, packetsKey: "packetsSent", bytesKey: "bytesSent") { stream in
             let c = stream.counters
-            packets += c.packets
-            bytes += c.bytes
-            reports.append(codec(stream, timestamp))
             var outbound = common("OT\(stream.kind)\(stream.ssrc)", "outbound-rtp", stream, timestamp)
             outbound["packetsSent"] = c.packets
             outbound["bytesSent"] = c.bytes
@@ -49,28 +43,19 @@ enum RTCStatsReport {
                 outbound["keyFramesEncoded"] = c.keyframes
                 addVideoShape(&outbound, stream)
             }
-            reports.append(outbound)
             var remote = common("RI\(stream.kind)\(stream.ssrc)", "remote-inbound-rtp", stream, timestamp)
             remote["localId"] = "OT\(stream.kind)\(stream.ssrc)"
             remote["packetsLost"] = c.packetsLost
             remote["jitter"] = Double(c.jitterNanoseconds) / 1e9
             if c.roundTripNanoseconds > 0 { remote["roundTripTime"] = Double(c.roundTripNanoseconds) / 1e9 }
-            reports.append(remote)
+            return [outbound, remote]
         }
-        reports.append(["id": "T01", "type": "transport", "timestamp": timestamp, "packetsSent": packets, "bytesSent": bytes])
-        return serialize(reports)
     }
 
     /// A subscriber's report: per stream `codec` and `inbound-rtp`, then one `transport`.
     static func subscriber(_ streams: [Stream], timestamp: Double) -> String {
-        var reports: [[String: Any]] = []
-        var packets: UInt64 = 0
-        var bytes: UInt64 = 0
-        for stream in streams {
+        report(streams, timestamp: timestamp, packetsKey: "packetsReceived", bytesKey: "bytesReceived") { stream in
             let c = stream.counters
-            packets += c.packets
-            bytes += c.bytes
-            reports.append(codec(stream, timestamp))
             var inbound = common("IT\(stream.kind)\(stream.ssrc)", "inbound-rtp", stream, timestamp)
             inbound["packetsReceived"] = c.packets
             inbound["bytesReceived"] = c.bytes
@@ -83,9 +68,24 @@ enum RTCStatsReport {
                 inbound["keyFramesDecoded"] = c.keyframes
                 addVideoShape(&inbound, stream)
             }
-            reports.append(inbound)
+            return [inbound]
         }
-        reports.append(["id": "T01", "type": "transport", "timestamp": timestamp, "packetsReceived": packets, "bytesReceived": bytes])
+    }
+
+    /// Per stream its `codec` entry and what `entries` makes of it, then one `transport`
+    /// entry with the streams' packet and byte totals under `packetsKey` / `bytesKey`.
+    private static func report(_ streams: [Stream], timestamp: Double, packetsKey: String, bytesKey: String,
+                               _ entries: (Stream) -> [[String: Any]]) -> String {
+        var reports: [[String: Any]] = []
+        var packets: UInt64 = 0
+        var bytes: UInt64 = 0
+        for stream in streams {
+            packets += stream.counters.packets
+            bytes += stream.counters.bytes
+            reports.append(codec(stream, timestamp))
+            reports += entries(stream)
+        }
+        reports.append(["id": "T01", "type": "transport", "timestamp": timestamp, packetsKey: packets, bytesKey: bytes])
         return serialize(reports)
     }
 
