@@ -55,22 +55,9 @@ public struct LayerChoice: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "S\(spatial)T\(temporal)" }
 }
 
-/// A subscriber's `preferredResolution` and `preferredFrameRate`; nil (or ≤ 0) means none.
-public struct LayerPreferences: Sendable, Equatable {
-    /// Preferred maximum width and height (OpenTok's `preferredResolution`).
-    public var maxWidth: Int?
-    /// Preferred maximum height.
-    public var maxHeight: Int?
-    /// Preferred maximum frame rate (OpenTok's `preferredFrameRate`).
-    public var maxFrameRate: Double?
-
-    /// Preferences; all nil = no preference.
-    public init(maxWidth: Int? = nil, maxHeight: Int? = nil, maxFrameRate: Double? = nil) {
-        self.maxWidth = maxWidth
-        self.maxHeight = maxHeight
-        self.maxFrameRate = maxFrameRate
-    }
-}
+/// A subscriber's `preferredResolution` and `preferredFrameRate` at the router: the same
+/// bounds a publisher's encoding limit has (nil, and here also ≤ 0, means none).
+public typealias LayerPreferences = VideoEncodingLimit
 
 /// What `LayerSelector` asks the router to do.
 public enum LayerSelectorResult: Sendable, Equatable {

@@ -1,6 +1,7 @@
-/// An upper bound on what the publisher encodes, set at run time from outside the
-/// pipeline (OpenTok relayed sessions: the `encodingPreferences` the server relays, i.e.
-/// the most any subscriber wants). It lowers the ceiling that `cameraResolution` and
+/// An upper bound on video size and frame rate. The publisher's encoding limit, set at run
+/// time from outside the pipeline (OpenTok relayed sessions: the `encodingPreferences` the
+/// server relays, i.e. the most any subscriber wants), and a subscriber's preferences at
+/// the router (`LayerPreferences`). It lowers the ceiling that `cameraResolution` and
 /// `cameraFrameRate` set; it never raises it. Nil fields do not limit.
 ///
 /// A plain value; `fit` is arithmetic only.
