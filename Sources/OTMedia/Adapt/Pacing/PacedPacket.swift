@@ -38,6 +38,13 @@ struct PacedPacketRing: Sendable {
     var isFull: Bool { count == storage.count }
     var first: PacedPacket? { count == 0 ? nil : storage[head] }
 
+    /// Appends, first dropping the oldest packet when full; returns the dropped one.
+    mutating func pushDroppingOldest(_ packet: PacedPacket) -> PacedPacket? {
+        let dropped = isFull ? popFirst() : nil
+        push(packet)
+        return dropped
+    }
+
     /// Appends; the caller checked `isFull`.
     mutating func push(_ packet: PacedPacket) {
         var tail = head + count

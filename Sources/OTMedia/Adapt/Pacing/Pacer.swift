@@ -135,28 +135,16 @@ public struct Pacer: Sendable {
         case .padding:
             return packet
         case .audio:
-            var dropped: PacedPacket?
-            if audio.isFull {
-                dropped = audio.popFirst()
-                counters.droppedAudioPackets += 1
-            }
-            audio.push(packet)
+            let dropped = audio.pushDroppingOldest(packet)
+            if dropped != nil { counters.droppedAudioPackets += 1 }
             return dropped
         case .retransmission:
-            var dropped: PacedPacket?
-            if retransmissions.isFull {
-                dropped = retransmissions.popFirst()
-                counters.droppedVideoPackets += 1
-            }
-            retransmissions.push(packet)
+            let dropped = retransmissions.pushDroppingOldest(packet)
+            if dropped != nil { counters.droppedVideoPackets += 1 }
             return dropped
         case .video:
-            var dropped: PacedPacket?
-            if video.isFull {
-                dropped = video.popFirst()
-                counters.droppedVideoPackets += 1
-            }
-            video.push(packet)
+            let dropped = video.pushDroppingOldest(packet)
+            if dropped != nil { counters.droppedVideoPackets += 1 }
             return dropped
         }
     }
