@@ -58,7 +58,12 @@ import Testing
         let b = try TestSubscriber(leg: legB, feedback: proxy.listenAddress)
         defer { a.stop(); b.stop(); proxy.stop() }
         let publisher = try TestPublisher(leg: publisherLeg)
-        let sent = publisher.framesSent(0..<150)
+        var sent = publisher.framesSent(0..<150)
+        // The router's probes share b's lossy path, so the seeded 5 % can land on probes
+        // only: go on (up to 600 frames) until b has had to NACK a media packet.
+        while b.pipeline.videoCounters.snapshot().nacks == 0, sent.count < 600 {
+            sent += publisher.framesSent(sent.count..<(sent.count + 150))
+        }
         waitForDelivery(of: sent, to: b)
         publisher.stop()
         let counters = try #require(router.counters(streamId: "s1"))
