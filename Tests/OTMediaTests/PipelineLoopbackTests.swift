@@ -80,9 +80,12 @@ extension MediaPathTests {
             var run = LoopbackRun(frames: 150)
             run.forward = ImpairmentSettings(lossProbability: 0.20)
             run.reverse = ImpairmentSettings(lossProbability: 0.20)
-            // A 500 ms cut in the middle: frames no retransmission can save, so the
-            // subscriber must ask for a keyframe and the stream must come back with it.
+            // A cut in the middle longer than the jitter buffer's longest wait for a
+            // retransmission (600 ms): frames no retransmission can save, so the subscriber
+            // must ask for a keyframe and the stream must come back with it. (500 ms was
+            // sometimes bridged by NACKs once the wait followed the round trip.)
             run.cutAfterFrames = 60
+            run.cutMilliseconds = 1000
             let outcome = try run.run()
             let numbers = outcome.decoded.snapshot { $0.frameNumbers }
             // The stream keeps going: frames decode in the last second too, not only at the start.
