@@ -4,8 +4,10 @@ import OTMedia
 /// One subscribed stream's pictures: written to `DIR/<stream>.y4m` when recording (a
 /// new `<stream>.<n>.y4m` when the size changes, as Y4M has one size per file), and
 /// counted for the status line, reading the test pattern's frame-number stamps when
-/// there are any. Called on the subscriber's render thread; read from the main thread.
-/// Cost per frame: the picture's rows through stdio, a lock; no allocation.
+/// there are any; `onFirstFrame` runs once, with the first picture's size (the moment a
+/// subscriber starts seeing the stream). Called on the subscriber's render thread; read
+/// from the main thread. Cost per frame: the picture's rows through stdio, a lock; no
+/// allocation.
 final class StreamRecorder: OTVideoRender, @unchecked Sendable {
     /// The stream recorded.
     let streamId: String
@@ -18,11 +20,13 @@ final class StreamRecorder: OTVideoRender, @unchecked Sendable {
     private var width = 0
     private var height = 0
     private var failure: String?
+    private let onFirstFrame: @Sendable (_ width: Int, _ height: Int) -> Void
 
     /// A recorder for `streamId` writing into `directory` (nil: count only).
-    init(streamId: String, directory: String?) {
+    init(streamId: String, directory: String?, onFirstFrame: @escaping @Sendable (_ width: Int, _ height: Int) -> Void = { _, _ in }) {
         self.streamId = streamId
         self.directory = directory
+        self.onFirstFrame = onFirstFrame
     }
 
     /// The file name stem: the stream id with anything but letters, digits, - and _ replaced.
@@ -31,6 +35,8 @@ final class StreamRecorder: OTVideoRender, @unchecked Sendable {
     func renderVideoFrame(_ frame: OTVideoFrame) {
         let picture = frame.videoFrame
         let hasStamp = FrameNumberStamp.read(from: picture) != nil
+        let first = lock.locked { frames == 0 }
+        if first { onFirstFrame(picture.width, picture.height) }
         lock.locked {
             frames += 1
             if hasStamp { stamped += 1 }

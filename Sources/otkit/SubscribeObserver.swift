@@ -50,7 +50,12 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
         if let only, stream.streamId != only { return }
         let watch = lock.locked { () -> StreamWatch in
             if let existing = watches[stream.streamId] { return existing }
-            let created = StreamWatch(recorder: StreamRecorder(streamId: stream.streamId, directory: directory), reporter: reporter)
+            let reporter = self.reporter, streamId = stream.streamId
+            let recorder = StreamRecorder(streamId: streamId, directory: directory) { width, height in
+                reporter.event("first_frame", "stream \(streamId): first frame decoded (\(width)x\(height))",
+                               [("streamId", .text(streamId)), ("width", .int(width)), ("height", .int(height))])
+            }
+            let created = StreamWatch(recorder: recorder, reporter: reporter)
             watches[stream.streamId] = created
             return created
         }
