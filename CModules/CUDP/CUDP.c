@@ -19,6 +19,32 @@ int CUDP_sendmmsg(int fd, CUDPMessage *messages, unsigned int count, int flags) 
     return sendmmsg(fd, (struct mmsghdr *)messages, count, flags);
 }
 
+int CUDP_enable_receive_timestamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+unsigned int CUDP_timestamp_control_bytes(void) {
+    return CMSG_SPACE(sizeof(struct timespec));
+}
+
+int64_t CUDP_receive_timestamp(const struct msghdr *header) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(header); c != NULL; c = CMSG_NXTHDR((struct msghdr *)header, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS && c->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+    }
+    return -1;
+}
+
+int64_t CUDP_realtime_nanoseconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int CUDP_eventfd(void) {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }

@@ -94,6 +94,29 @@ import Testing
         #expect(got.map(\.timestamp) == [123_456_789])
     }
 
+    /// On the system clock the stamp is the kernel's arrival, not the read: a datagram
+    /// left waiting 50 ms is stamped at least 50 ms before the read, and not before it was
+    /// sent (loopback delivers during the send). Both code paths: recvmmsg and recvmsg.
+    @Test("Receive stamps buffers with the kernel's arrival time on the system clock", arguments: [true, false])
+    func receiveTimestampIsTheKernelsArrival(batched: Bool) throws {
+        let sender = try UDPSocket(bindingTo: .ipv4Loopback())
+        let receiver = try UDPSocket(bindingTo: .ipv4Loopback())
+        if !batched { receiver.disableBatchedCalls() }
+        #expect(receiver.usesKernelTimestamps)
+        let pool = PacketBufferPool(initialCount: 4)
+        let beforeSend = MonotonicClock.nanoseconds()
+        try Support.send(0..<2, from: sender, to: receiver.localAddress, pool: pool)
+        usleep(50_000)
+        let beforeRead = MonotonicClock.nanoseconds()
+        let got = try Support.collect(receiver, count: 2)
+        #expect(got.count == 2)
+        for (_, stamp, _, _) in got {
+            #expect(stamp >= beforeSend && stamp + 50_000_000 <= beforeRead,
+                    "stamped \(Int64(beforeRead) - Int64(stamp)) ns before the read, \(Int64(stamp) - Int64(beforeSend)) ns after the send")
+        }
+        #expect(try UDPSocket(bindingTo: .ipv4Loopback(), clock: ManualClock()).usesKernelTimestamps == false)
+    }
+
     @Test("ICMP port unreachable on a connected socket is counted, not thrown")
     func connectionRefusedIsCounted() throws {
         let port: UInt16 = try {

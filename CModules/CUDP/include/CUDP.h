@@ -29,6 +29,22 @@ int CUDP_eventfd(void);
 /// and poll(2)'s millisecond timeout is too coarse for packet pacing.
 int CUDP_ppoll(struct pollfd *fds, unsigned long count, int64_t timeoutNanoseconds);
 
+/// Turns on kernel receive timestamps (SO_TIMESTAMPNS): each datagram then carries the
+/// CLOCK_REALTIME moment the kernel queued it, in a control message. 0 on success.
+int CUDP_enable_receive_timestamps(int fd);
+
+/// Bytes of control buffer one received message needs for its timestamp
+/// (CMSG_SPACE(sizeof(struct timespec))).
+unsigned int CUDP_timestamp_control_bytes(void);
+
+/// The SCM_TIMESTAMPNS time (CLOCK_REALTIME nanoseconds) in a received message's control
+/// data, or -1 when it carries none. Walks the control messages; no system call.
+int64_t CUDP_receive_timestamp(const struct msghdr *header);
+
+/// CLOCK_REALTIME now, nanoseconds (a vDSO read): to turn a kernel receive timestamp into
+/// an age.
+int64_t CUDP_realtime_nanoseconds(void);
+
 /// pthread_setname_np on the calling thread (a GNU extension; names are cut to 15 bytes).
 int CUDP_set_thread_name(const char *name);
 

@@ -14,6 +14,11 @@ import Synchronization
 ///   are thrown as `TransportError` values carrying `errno` and its text.
 /// - If the kernel lacks `recvmmsg`/`sendmmsg` (`ENOSYS`) the socket falls back to one
 ///   `recvmsg`/`sendmsg` per datagram, for good.
+/// - On the system clock, receive times are the kernel's (`SO_TIMESTAMPNS`), not the
+///   moment the thread got round to reading: the delay-based bandwidth estimate and the
+///   jitter statistics measure the network, not this process's scheduling. A loaded
+///   machine (a Raspberry Pi, an emulated CPU) reads its sockets in bursts, late, and
+///   stamping at read time made that look like a queue building up.
 ///
 /// Threads: any number of threads may use one socket at once (the kernel serializes),
 /// each with its own `UDPMessageBatch`. Nothing here takes a lock or allocates per call;
@@ -25,6 +30,8 @@ public final class UDPSocket: Sendable {
     public let localAddress: SocketAddress
     /// The clock that stamps `PacketBuffer.receiveTimestamp`, read once per batch.
     public let clock: any MediaClock
+    /// Whether datagrams carry the kernel's receive time (the system clock only).
+    public let usesKernelTimestamps: Bool
     private let batchedCalls: Atomic<Bool>
     private let refused = Atomic<Int>(0)
     private let sendDropped = Atomic<Int>(0)
@@ -71,6 +78,9 @@ public final class UDPSocket: Sendable {
         descriptor = Atomic(fd)
         batchedCalls = Atomic(true)
         self.clock = clock
+        // Kernel stamps are CLOCK_REALTIME, turned into an age against the system clock;
+        // an injected clock (tests) keeps its own time.
+        usesKernelTimestamps = clock is SystemMediaClock && CUDP_enable_receive_timestamps(fd) == 0
     }
 
     deinit { close() }
@@ -118,7 +128,8 @@ public final class UDPSocket: Sendable {
     /// Receives up to `maximum` datagrams (default: all of `buffers`, at most the batch's
     /// capacity) into `buffers[0...]`, in arrival order, without blocking. Each filled
     /// buffer gets its bytes at the headroom offset, its length, the sender's address,
-    /// the receive time from `clock` (one read per call) and `isTruncated` if the datagram
+    /// the receive time on `clock` (one read per call; with kernel timestamps, that read
+    /// less the datagram's age in the kernel) and `isTruncated` if the datagram
     /// did not fit. Returns `.processed(n)` for n ≥ 1 datagrams or `.wouldBlock(0)`.
     /// Cost: one `recvmmsg`; no allocation, no lock.
     public func receive(into buffers: [PacketBuffer], maximum: Int? = nil, batch: UDPMessageBatch) throws(TransportError) -> IOResult {
@@ -135,9 +146,10 @@ public final class UDPSocket: Sendable {
             }
             if result > 0 {
                 let now = clock.nanoseconds()
+                let realNow = usesKernelTimestamps ? CUDP_realtime_nanoseconds() : 0
                 var cut = 0
                 for index in 0..<Int(result) {
-                    batch.finishReceive(index, buffers[index], timestamp: now)
+                    batch.finishReceive(index, buffers[index], timestamp: receiveTime(batch, index, now: now, realNow: realNow))
                     if buffers[index].isTruncated { cut += 1 }
                 }
                 if cut > 0 { truncated.add(cut, ordering: .relaxed) }
@@ -221,6 +233,16 @@ public final class UDPSocket: Sendable {
     }
 
     // MARK: - Private
+
+    /// Message `index`'s arrival on `clock`: `now` less the age of its kernel timestamp.
+    /// An age outside 0...1 s (the wall clock was stepped) falls back to `now`.
+    @inline(__always)
+    private func receiveTime(_ batch: UDPMessageBatch, _ index: Int, now: UInt64, realNow: Int64) -> UInt64 {
+        guard usesKernelTimestamps, let stamp = batch.kernelTimestamp(index) else { return now }
+        let age = realNow - stamp
+        guard age > 0, age < 1_000_000_000, UInt64(age) < now else { return now }
+        return now - UInt64(age)
+    }
 
     private func openDescriptor() throws(TransportError) -> Int32 {
         let fd = descriptor.load(ordering: .relaxed)

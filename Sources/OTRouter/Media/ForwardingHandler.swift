@@ -140,7 +140,10 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         let sequence = WireBytes.be16(base, 2)
         let timestamp = WireBytes.be32(base, 4)
         if let offset = RTPInPlace.transportSequenceOffset(base, length) {
-            publisher.arrivals.record(transportSequence: WireBytes.be16(base, offset), arrivalNanoseconds: now)
+            // The kernel's arrival time (UDPSocket), so the publisher's delay-based estimate
+            // does not see this thread's scheduling.
+            let arrival = buffer.receiveTimestamp != 0 ? buffer.receiveTimestamp : now
+            publisher.arrivals.record(transportSequence: WireBytes.be16(base, offset), arrivalNanoseconds: arrival)
         }
         if ssrc == RTPProbe.ssrc || base.load(fromByteOffset: 1, as: UInt8.self) & 0x7F == RTPProbe.payloadType {
             GroupCounters.bump(counters.probesReceived)  // recorded for feedback, never forwarded
