@@ -126,6 +126,33 @@ import Testing
     }
 }
 
+/// A stream that needs little (320x180 at 5 fps, ~30 kbps, no audio: a still scene, a slow camera)
+/// on a clean leg keeps its video: fallback judges the path, not how little the stream
+/// happens to send. Capping the estimate at twice the leg's rate while video flowed warned
+/// after 2 s here and turned a 5 fps camera's video off in the hardware VM.
+@Suite(.serialized) struct SFUAudioFallbackLowRateTests {
+    @Test func aLowRateStreamOnACleanLegKeepsItsVideo() throws {
+        let router = try MediaRouter()
+        let events = QualityEvents()
+        router.setSubscriberQualityHandler { events.add($0) }
+        let publisherLeg = try router.addAVPublisher()
+        let leg = try router.addAVSubscriber("a")
+        let a = try MeasuredSubscriber(leg: leg)
+        let publisher = try LayeredPublisher(leg: publisherLeg, width: 320, height: 180, bitrateKbps: 30, audio: false, frameRate: 5)
+        defer { publisher.stop(); a.stop(); router.removePublisher(streamId: "s1") }
+
+        #expect(waitUntil(seconds: 20) { a.decoded.count >= 10 }, "a decodes")
+        let bytes = publisher.videoBytes
+        Thread.sleep(forTimeInterval: 10)
+        let kbps = (publisher.videoBytes - bytes) * 8 / 10_000
+        let status = try #require(router.status(subscriberId: "a"))
+        #expect(kbps >= 20 && kbps < 50, "the stream is one fallback judges (over 20 kbps) and needs little: \(kbps) kbps")
+        #expect(events.states(of: "a").isEmpty, "no warning on a clean leg: \(events.states(of: "a")) \(status)")
+        #expect(!status.videoDisabledForQuality, "\(status)")
+        #expect(a.frameRate(last: 2) >= 3, "video keeps flowing: \(a.frameRate(last: 2)) fps, \(status)")
+    }
+}
+
 /// Simulcast at the router: a publisher leg with two encodings (each sent here by its own
 /// pipeline under the SSRC the leg gave it, keyframes every second since only one of them
 /// hears the router's PLIs); each subscriber gets the encoding that fits its preferences,

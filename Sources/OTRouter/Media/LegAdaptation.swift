@@ -93,13 +93,15 @@ struct LegAdaptation {
         sentRate += (sample - sentRate) / 4
     }
 
-    /// What audio fallback may count on: the estimate, but at most twice what the leg
-    /// carries. An estimate from receiver-report loss alone keeps rising while a leg sends
-    /// only audio (nothing is lost), so without this a leg whose video is off would
-    /// "recover" with its bottleneck unchanged; probes raise what it carries when it
-    /// tries to come back.
+    /// What audio fallback may count on: the estimate; while fallback has the leg's video
+    /// off, at most twice what the leg carries. An estimate from receiver-report loss
+    /// alone keeps rising while a leg sends only audio (nothing is lost), so without the
+    /// cap a leg whose video is off would "recover" with its bottleneck unchanged; probes
+    /// raise what it carries when it tries to come back. Never while video flows: a
+    /// stream that needs little (a still scene, a 5 fps camera: 15-40 kbps) would look
+    /// like a leg that cannot carry video, and lose it on a perfect network.
     func fallbackBitrate(estimate: Int) -> Int {
-        min(estimate, Int(2 * sentRate))
+        fallbackOff ? min(estimate, Int(2 * sentRate)) : estimate
     }
 
     /// Feeds one transport-wide feedback from the subscriber. While the leg probes (audio

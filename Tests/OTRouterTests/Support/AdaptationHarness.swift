@@ -12,8 +12,8 @@ final class LayeredPublisher: @unchecked Sendable {
     let pipeline: PublisherPipeline
 
     init(leg: WireMediaLeg, videoSSRC: UInt32? = nil, width: Int = 640, height: Int = 360, bitrateKbps: Int = 600,
-         temporalLayers: Int = 3, audio: Bool = true, keyframeInterval: Int = 3000) throws {
-        var video = VP8EncoderSettings(width: width, height: height, frameRate: 30, bitrateKbps: bitrateKbps)
+         temporalLayers: Int = 3, audio: Bool = true, keyframeInterval: Int = 3000, frameRate: Double = 30) throws {
+        var video = VP8EncoderSettings(width: width, height: height, frameRate: frameRate, bitrateKbps: bitrateKbps)
         video.maxKeyframeInterval = keyframeInterval
         video.temporalLayers = temporalLayers
         var opus = OpusEncoderSettings(format: .mono20ms)
@@ -23,7 +23,7 @@ final class LayeredPublisher: @unchecked Sendable {
         if audio { configuration.audioStream = .opus(ssrc: try #require(leg.audioSSRC)) }
         configuration.keys = try LegClient.keys(leg)
         configuration.localAddress = .ipv4Loopback()
-        let source = try TestPatternSource(format: VideoFormat(width: width, height: height, frameRate: 30))
+        let source = try TestPatternSource(format: VideoFormat(width: width, height: height, frameRate: Int(frameRate)))
         let tone = audio ? try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms) : nil
         pipeline = try PublisherPipeline(configuration: configuration, videoSource: source, audioSource: tone)
         try pipeline.start()
