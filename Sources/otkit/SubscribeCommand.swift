@@ -4,8 +4,8 @@ import OTKit
 import OTMedia
 
 /// `otkit subscribe`: subscribes to one stream or every stream of a session, records
-/// each (`--out DIR`: `<stream>.y4m` per stream and the audio in `audio.wav`) and/or
-/// plays the audio to an ALSA device, and prints per-stream status. Reconnects through
+/// each (`--out DIR`: a `<stream>.y4m` + `<stream>.wav` pair per stream) and/or plays
+/// the mix of their audio to an ALSA device, and prints per-stream status. Reconnects through
 /// outages like `publish`; SIGINT/SIGTERM (or `--seconds`) close the files and exit 0.
 enum SubscribeCommand {
     static let help = """
@@ -17,9 +17,9 @@ enum SubscribeCommand {
 
           --stream ID       only this stream (default: every stream, as they come)
           --out DIR         write DIR/<stream>.y4m (decoded I420 video; a new <stream>.N.y4m
-                            when the size changes) and DIR/audio.wav (48 kHz mono PCM: the
-                            mix of the subscribed streams' audio)
-          --play DEVICE     play the audio to an ALSA device (e.g. default, hw:0,0)
+                            when the size changes) and DIR/<stream>.wav (that stream's
+                            audio, 48 kHz mono 16-bit PCM) for each stream
+          --play DEVICE     play the streams' audio, mixed, to an ALSA device (e.g. default, hw:0,0)
           --seconds N       stop after N seconds (default: run until SIGINT/SIGTERM)
           --log-format F    json or text (default: text on a terminal, json otherwise)
           (--router, --session, --token, --api-key, --api-secret as for `otkit publish`)
@@ -44,10 +44,8 @@ enum SubscribeCommand {
         }
         let options = try SessionOptions(args)
 
+        // Each stream's audio is recorded by its StreamRecorder; the device plays the mix.
         var sinks: [any AudioSink] = []
-        if let out = args.options["out"] {
-            do { sinks.append(try WAVFileSink(path: "\(out)/audio.wav")) } catch { throw CommandError(error.message) }
-        }
         if let play = args.options["play"] {
             do { sinks.append(try ALSASpeaker(device: play)) } catch {
                 throw CommandError("cannot open playback device \(play): \(error.message) (see `otkit devices`)")

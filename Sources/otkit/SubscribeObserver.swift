@@ -61,6 +61,7 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
         }
         let subscriber = OTSubscriber(stream: stream, delegate: watch)
         subscriber.videoRender = watch.recorder
+        subscriber.audioRender = watch.recorder
         subscriber.networkStatsDelegate = watch
         do {
             try session.subscribe(subscriber)
@@ -99,8 +100,10 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
         for watch in list {
             watch.recorder.close()
             let c = watch.recorder.counts()
-            reporter.event("summary", "stream \(watch.recorder.streamId): \(c.frames) frames decoded, \(c.stamped) with frame numbers",
-                           [("streamId", .text(watch.recorder.streamId)), ("frames", .int(c.frames)), ("stamped", .int(c.stamped))])
+            let audio = watch.recorder.audioFrameCount
+            reporter.event("summary", "stream \(watch.recorder.streamId): \(c.frames) frames decoded, \(c.stamped) with frame numbers, \(audio) audio frames",
+                           [("streamId", .text(watch.recorder.streamId)), ("frames", .int(c.frames)), ("stamped", .int(c.stamped)),
+                            ("audioFrames", .int(audio))])
         }
     }
 }
@@ -128,6 +131,32 @@ final class StreamWatch: OTSubscriberKitDelegate, OTSubscriberKitNetworkStatsDel
     }
     func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) {
         reporter.event("stream_resumed", "stream \(recorder.streamId) resumed", [("streamId", .text(recorder.streamId))])
+    }
+
+    // Audio fallback and video switches, so a log shows why a stream's video paused.
+    func subscriberVideoDisableWarning(_ subscriber: OTSubscriberKit) {
+        reporter.event("video_warning", "stream \(recorder.streamId): the network may not carry video much longer",
+                       [("streamId", .text(recorder.streamId))])
+    }
+    func subscriberVideoDisableWarningLifted(_ subscriber: OTSubscriberKit) {
+        reporter.event("video_warning_lifted", "stream \(recorder.streamId): video is safe again", [("streamId", .text(recorder.streamId))])
+    }
+    func subscriberVideoDisabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) {
+        reporter.event("video_disabled", "stream \(recorder.streamId): video off (\(Self.describe(reason))); audio goes on",
+                       [("streamId", .text(recorder.streamId)), ("reason", .text(Self.describe(reason)))])
+    }
+    func subscriberVideoEnabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) {
+        reporter.event("video_enabled", "stream \(recorder.streamId): video back (\(Self.describe(reason)))",
+                       [("streamId", .text(recorder.streamId)), ("reason", .text(Self.describe(reason)))])
+    }
+
+    private static func describe(_ reason: OTSubscriberVideoEventReason) -> String {
+        switch reason {
+        case .publisherPropertyChanged: return "publisherPropertyChanged"
+        case .subscriberPropertyChanged: return "subscriberPropertyChanged"
+        case .qualityChanged: return "qualityChanged"
+        case .codecNotSupported: return "codecNotSupported"
+        }
     }
 
     func subscriber(_ subscriber: OTSubscriberKit, videoNetworkStatsUpdated stats: OTSubscriberKitVideoNetworkStats) {

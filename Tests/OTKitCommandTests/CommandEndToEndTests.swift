@@ -7,7 +7,7 @@ import Testing
 /// Issue 6's acceptance, as separate processes: `otkit router`, `otkit token`,
 /// `otkit publish --test-pattern --tone` and `otkit subscribe --out DIR`. The files are
 /// read back: the Y4M's frames carry the test pattern's frame numbers, increasing, with
-/// at least 95 % of the range present; the WAV holds the 440 Hz tone. Then SIGTERM ends
+/// at least 95 % of the range present; the stream's WAV holds the 440 Hz tone. Then SIGTERM ends
 /// the publisher with exit code 0 and the router has no stream left at once (REST), its
 /// log saying the stream was unpublished (not dropped after a timeout).
 @Suite(.serialized)
@@ -65,7 +65,7 @@ struct CommandEndToEndTests {
         }
 
         // The audio: the 440 Hz tone, loud, in the recording's second half (after startup).
-        let (samples, rate) = try wavSamples("\(out)/audio.wav")
+        let (samples, rate) = try wavSamples("\(out)/\(streamId).wav")
         #expect(rate == 48_000)
         #expect(samples.count >= 48_000 * 4, "about 6 s of audio, got \(samples.count) samples")
         let tail = Array(samples.suffix(samples.count / 2))

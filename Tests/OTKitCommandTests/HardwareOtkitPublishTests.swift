@@ -74,6 +74,8 @@ struct HardwareOtkitPublishTests {
         let decoded: Int = field(subscriber, "summary", "frames")
         #expect(sent >= 200)
         let decodedPercent: Int = sent > 0 ? decoded * 100 / sent : 0
+        print("HardwareOtkitPublish: decoded \(decoded) of \(sent) frames sent while subscribed (\(framesBeforeSubscribing) before), " +
+              "audio \(formatted(audioBefore)) packets/s before the camera loss, \(formatted(audioInGap)) after")
         #expect(decodedPercent >= 95,
                 "decoded \(decoded) of the \(sent) frames taken from vivid while subscribed (\(framesBeforeSubscribing) before): \(subscriber.stdout.suffix(5000))")
     }
@@ -83,6 +85,8 @@ struct HardwareOtkitPublishTests {
         guard let object = event(process, name), let value = object[key] as? Int else { return 0 }
         return value
     }
+
+    private func formatted(_ value: Double) -> String { String(format: "%.1f", value) }
 
     /// A whole-number field of the process's status lines at wall-clock `time` (seconds
     /// since 1970): linear between the last line before and the first after, the last

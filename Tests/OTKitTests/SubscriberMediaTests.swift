@@ -8,7 +8,8 @@ import Testing
 /// An OTSubscriberKit receives real SRTP media: its RTCP reaches the leg's address
 /// (a socket standing for the router, which learns the subscriber's address from it, as
 /// the router does), a PublisherPipeline then sends the test pattern there; the
-/// OTVideoRender reads increasing frame numbers, stats are real, and stream
+/// OTVideoRender reads increasing frame numbers, the OTAudioRender hears the stream's own
+/// 440 Hz tone (and nothing once `subscribeToAudio` is off), stats are real, and stream
 /// interruptions and video toggles reach the subscriber delegate.
 @Suite(.serialized)
 struct SubscriberMediaTests {
@@ -17,6 +18,17 @@ struct SubscriberMediaTests {
         func subscriber(_ subscriber: OTSubscriberKit, videoNetworkStatsUpdated stats: OTSubscriberKitVideoNetworkStats) {
             received.withLock { $0 = stats.videoPacketsReceived }
         }
+    }
+
+    /// Collects what `audioRender` is handed.
+    final class HeardAudio: OTAudioRender, @unchecked Sendable {
+        let samples = Mutex<[Int16]>([])
+        let format = Mutex<(rate: Int, channels: Int)>((0, 0))
+        func renderAudioFrame(_ samples: UnsafeBufferPointer<Int16>, sampleRate: Int, channels: Int) {
+            self.samples.withLock { $0.append(contentsOf: samples) }
+            format.withLock { $0 = (sampleRate, channels) }
+        }
+        var count: Int { samples.withLock { $0.count } }
     }
 
     @Test func renderReadsIncreasingFrameNumbersAndEventsArrive() throws {
@@ -46,7 +58,9 @@ struct SubscriberMediaTests {
         let subscriber = OTSubscriber(stream: stream, delegate: recorder)
         let render = FrameNumberRender()
         let stats = Stats()
+        let heard = HeardAudio()
         subscriber.videoRender = render
+        subscriber.audioRender = heard
         subscriber.networkStatsDelegate = stats
         subscriber.preferredResolution = OTVideoDimensions(width: 160, height: 120)
         try session.subscribe(subscriber)
@@ -77,6 +91,19 @@ struct SubscriberMediaTests {
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frame numbers increase")
         #expect(recorder.wait { _ in stats.received.withLock { $0 } > 0 })
 
+        // The stream's own audio, before any mixing: 1 s of the tone.
+        #expect(recorder.wait { _ in heard.count >= 96_000 })
+        let tone = Array(heard.samples.withLock { $0 }.suffix(48_000))
+        let frequency = AudioAnalysis.dominantFrequency(samples: tone, sampleRate: 48_000) ?? 0
+        #expect(heard.format.withLock { $0 } == (48_000, 1))
+        #expect(AudioAnalysis.rms(tone) > 1000 && abs(frequency - 440) < 2, "the audio render hears the tone: \(frequency) Hz")
+        subscriber.subscribeToAudio = false
+        Thread.sleep(forTimeInterval: 0.2)
+        let heardBefore = heard.count
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(heard.count == heardBefore, "nothing while subscribeToAudio is off")
+        subscriber.subscribeToAudio = true
+
         router.push(.streamInterrupted(streamId: "alice-cam"))
         router.push(.streamResumed(streamId: "alice-cam"))
         router.push(.streamChanged(StreamChange(streamId: "alice-cam", hasAudio: nil, hasVideo: false)))
@@ -90,8 +117,10 @@ struct SubscriberMediaTests {
                                   "subscriber videoDisabled 1", "subscriber videoDisabled 2", "subscriber videoEnabled 2"])
         #expect(recorder.wait { _ in stream.hasVideo == false })
         // Each toggle told the router, in order (it stops and resumes forwarding).
-        #expect(recorder.wait { _ in router.messages.filter { if case .subscriptionChanged = $0 { true } else { false } }.count == 2 })
+        #expect(recorder.wait { _ in router.messages.filter { if case .subscriptionChanged = $0 { true } else { false } }.count == 4 })
         #expect(router.messages.filter { if case .subscriptionChanged = $0 { true } else { false } } == [
+            .subscriptionChanged(SubscriptionChange(subscriberId: "sub-alice-cam", subscribeToAudio: false, subscribeToVideo: true)),
+            .subscriptionChanged(SubscriptionChange(subscriberId: "sub-alice-cam", subscribeToAudio: true, subscribeToVideo: true)),
             .subscriptionChanged(SubscriptionChange(subscriberId: "sub-alice-cam", subscribeToAudio: true, subscribeToVideo: false)),
             .subscriptionChanged(SubscriptionChange(subscriberId: "sub-alice-cam", subscribeToAudio: true, subscribeToVideo: true)),
         ])

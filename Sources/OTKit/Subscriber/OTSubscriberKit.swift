@@ -25,6 +25,13 @@ public class OTSubscriberKit: @unchecked Sendable {
         get { lock.withLock { storedRender } }
         set { lock.withLock { storedRender = newValue } }
     }
+    /// Where this stream's decoded audio goes besides the audio device's mix (nil: only
+    /// the device, the default; held strongly; called on the playout thread). Cost: one
+    /// lock and the renderer's call per 20 ms frame.
+    public var audioRender: (any OTAudioRender)? {
+        get { audioControl.render.withLock { $0 } }
+        set { audioControl.render.withLock { $0 = newValue } }
+    }
     /// The largest size you would like to receive (nil: no preference, the default).
     /// Sent to the router (`subscriberPreferences`): in a routed session it picks the
     /// layer that fits; in a relayed one the publisher is asked to encode no larger than
@@ -273,14 +280,16 @@ public class OTSubscriberKit: @unchecked Sendable {
 /// (render frames through `videoRender`).
 public final class OTSubscriber: OTSubscriberKit, @unchecked Sendable {}
 
-/// The audio switch and level shared by a subscriber and its sink (playout thread).
+/// The audio switch, level and renderer shared by a subscriber and its sink (playout thread).
 final class SubscriberAudioControl: Sendable {
     let enabled = Atomic<Bool>(true)
     let peak = Atomic<Int32>(0)
+    let render = Mutex<(any OTAudioRender)?>(nil)
 }
 
-/// Plays decoded audio unless the subscriber turned audio off; remembers the peak.
-/// Cost per frame: one pass over the samples.
+/// Plays decoded audio unless the subscriber turned audio off; remembers the peak and
+/// hands the frame to the subscriber's `audioRender`. Cost per frame: one pass over the
+/// samples, one lock.
 final class GatedAudioSink: AudioSink, @unchecked Sendable {
     let inner: any AudioSink
     let control: SubscriberAudioControl
@@ -296,6 +305,11 @@ final class GatedAudioSink: AudioSink, @unchecked Sendable {
         var highest: Int32 = 0
         for sample in frame.buffer { highest = max(highest, abs(Int32(sample))) }
         if highest > control.peak.load(ordering: .relaxed) { control.peak.store(highest, ordering: .relaxed) }
+        // Taken under the lock, called outside it: a renderer may write a file.
+        if let render = control.render.withLock({ $0 }) {
+            render.renderAudioFrame(UnsafeBufferPointer(start: frame.samples, count: frame.samplesPerChannel * frame.format.channels),
+                                    sampleRate: frame.format.sampleRate, channels: frame.format.channels)
+        }
         try inner.write(frame)
     }
 }
