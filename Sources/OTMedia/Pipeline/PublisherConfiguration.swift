@@ -53,8 +53,16 @@ public struct PublisherConfiguration: Sendable {
     /// simulcast split, audio fallback). False keeps the configured size, rate and bitrate.
     public var adaptiveVideo = true
     /// Publisher audio fallback: thresholds, and `enabled` (OpenTok's
-    /// `publisherAudioFallbackEnabled`, off by default as in OpenTok).
-    public var audioFallback = AudioFallbackConfiguration(side: .publisher, enabled: false)
+    /// `publisherAudioFallbackEnabled`, off by default as in OpenTok). The warning comes
+    /// after 2 s and video goes off 3 s later, as on the router's legs: with the generic
+    /// 3 s + 4 s holds, a starved uplink's estimate needed up to 3 s more to fall and
+    /// video went off only after 7.5-10 s (the issue asks for 10 s).
+    public var audioFallback: AudioFallbackConfiguration = {
+        var configuration = AudioFallbackConfiguration(side: .publisher, enabled: false)
+        configuration.warningHold = 2_000_000_000
+        configuration.disableHold = 3_000_000_000
+        return configuration
+    }()
     /// The quality ladder's hysteresis (step down after 1 s below a floor, up after 5 s
     /// at 1.3 × the richer floor).
     public var quality = QualityController.Configuration()

@@ -438,7 +438,11 @@ final class PublisherTransport {
 
     /// Every `probeCheckNanoseconds`: probe (pad up to the estimate) while video sends
     /// less than 3/4 of its target or is off, the estimate is below the maximum, and
-    /// feedback answers (no feedback for 2 s: a receiver without it, stop).
+    /// feedback answers (no feedback for 2 s: a receiver without it, stop). Never while
+    /// audio fallback has video off: the link could not carry video, and padding up to
+    /// an estimate whose floor may be above the link (100 kbps over a 60 kbps uplink)
+    /// crowded audio out at the bottleneck (15-22 % of its packets lost); probe clusters
+    /// (100 ms bursts that a queue absorbs) still show when the link recovers.
     private func updateProbing(now: UInt64) {
         let elapsed = now - windowStart
         let mediaRate = UInt64(windowMediaBytes) * 8 * 1_000_000_000 / max(elapsed, 1)
@@ -452,7 +456,7 @@ final class PublisherTransport {
         applicationLimited = limited
         let answering = legs.contains { $0.isAnswering(now: now) }
         let padding: UInt64 = limited && answering && estimate < pipeline.configuration.bandwidthEstimation.maxBitrate
-            ? UInt64(estimate) : 0
+            && !pipeline.isVideoSuspendedByFallback ? UInt64(estimate) : 0
         if cluster == nil, padding != pacer.paddingRate {
             pacer.setPaddingRate(padding, now: now)
             pipeline.transportCounters.paddingRate.store(padding, ordering: .relaxed)
