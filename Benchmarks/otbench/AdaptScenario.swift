@@ -13,7 +13,8 @@ import Synchronization
 /// - the longest gap between decoded frames during the drop and the frames encoder
 ///   pushback skipped (information: the decoded share counts encoded frames, so a skipped
 ///   frame is not a lost one, but a long gap is a visible freeze);
-/// - media alone back to 0.8 × (information: the goal's sent rate counts probe padding).
+/// - media alone back to 0.8 × (information: the goal's sent rate counts probe padding);
+/// - queued video packets dropped because a keyframe request made them useless (information).
 /// `OTBENCH_ADAPT_TRACE=1` logs the counters every 0.5 s.
 /// Default 1280x720 (the test pattern costs about a third of a core); `--only 360` runs
 /// 640x360, whose top rung (415 kbps) already fits the cap. An information row gives the
@@ -180,6 +181,7 @@ enum AdaptScenario: Scenario {
             BenchResult.info("adapt \(height)p: sent before the drop", value: before / 1000, unit: "kbps"),
             BenchResult.info("adapt \(height)p: estimate during the drop", value: Double(estimateDuring) / 1000, unit: "kbps"),
             BenchResult.info("adapt \(height)p: probe packets sent", value: Double(transport.probePackets), unit: "packets"),
+            BenchResult.info("adapt \(height)p: stale video dropped on PLI", value: Double(transport.staleVideoDropped), unit: "packets"),
         ]
     }
 }

@@ -72,6 +72,38 @@ import Testing
         #expect(pacer.queueDelay(now: 0) == 0)
     }
 
+    /// (video handles queued, handles to drop) → what leaves afterwards, in order. The
+    /// ring wraps (capacity 4, two popped first) so removal is checked across its end;
+    /// audio and retransmissions are never touched.
+    static let staleDrops: [([UInt32], Set<UInt32>, [UInt32])] = [
+        ([1, 2, 3, 4], [1, 3], [2, 4]),
+        ([1, 2, 3, 4], [], [1, 2, 3, 4]),
+        ([1, 2, 3, 4], [1, 2, 3, 4], []),
+        ([1, 2, 3], [3], [1, 2]),
+    ]
+    @Test(arguments: staleDrops)
+    func droppingStaleVideoKeepsTheRestInOrder(queued: [UInt32], drop: Set<UInt32>, left: [UInt32]) {
+        var pacer = Pacer(configuration: Pacer.Configuration(burstNanoseconds: 5_000_000, audioCapacity: 8, videoCapacity: 4), pacingRate: 100_000_000, now: 0)
+        for (handle, now) in [(UInt32(90), UInt64(0)), (91, Self.ms)] {
+            pacer.enqueue(handle: handle, size: 1200, kind: .video, now: now)
+            #expect(pacer.dequeue(now: now)?.handle == handle)
+        }
+        for handle in queued { pacer.enqueue(handle: handle, size: 1000, kind: .video, now: 0) }
+        pacer.enqueue(handle: 50, size: 100, kind: .audio, now: 0)
+        pacer.enqueue(handle: 60, size: 1200, kind: .retransmission, now: 0)
+        var seen: [UInt32] = []
+        pacer.forEachQueuedVideo { seen.append($0) }
+        #expect(seen == queued)
+        var dropped: [UInt32] = []
+        let count = pacer.dropVideo(where: { drop.contains($0) }) { dropped.append($0.handle) }
+        #expect(count == drop.count && Set(dropped) == drop && pacer.counters.droppedVideoPackets == UInt64(drop.count))
+        #expect(pacer.queuedBytes == 100 + 1200 + 1000 * left.count)
+        var out: [UInt32] = []
+        var at = 2 * Self.ms
+        while let packet = pacer.dequeue(now: at) { out.append(packet.handle); at += Self.ms }
+        #expect(out == [50, 60] + left)
+    }
+
     @Test func audioQueuedBehindVideoGoesFirst() {
         var pacer = Pacer(pacingRate: 1_000_000, now: 0)
         let arrivals: [(UInt64, UInt32, Int, SentPacketKind)] =

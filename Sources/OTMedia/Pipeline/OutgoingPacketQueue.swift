@@ -17,6 +17,8 @@ final class OutgoingPacketQueue: Sendable {
         var length: Int
         var payloadBytes: Int
         var encoding: Int = 0
+        /// A packet of a keyframe (never dropped as stale: it is what a receiver waits for).
+        var keyframe = false
     }
 
     private struct Ring: ~Copyable {

@@ -94,9 +94,9 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
                     answer(nack, from: store, to: pipeline.configuration.relayedFanOut ? source : nil, now: now)
                 }
             case .pictureLossIndication(let pli):
-                if pipeline.requestKeyframe(ssrc: pli.mediaSSRC) { countKeyframeRequest() }
+                keyframeRequested(ssrc: pli.mediaSSRC, now: now)
             case .fullIntraRequest(let fir):
-                for entry in fir.entries where pipeline.requestKeyframe(ssrc: entry.ssrc) { countKeyframeRequest() }
+                for entry in fir.entries { keyframeRequested(ssrc: entry.ssrc, now: now) }
             case .transportWideFeedback(let feedback):
                 transport.onTransportFeedback(feedback, from: source, now: now)
             case .receiverReport(let report):
@@ -109,8 +109,12 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         }
     }
 
-    private func countKeyframeRequest() {
+    /// PLI/FIR for `ssrc`: that encoding's next frame is a keyframe, and under congestion
+    /// the frames queued before it are dropped (`PublisherTransport.keyframeRequested`).
+    private func keyframeRequested(ssrc: UInt32, now: UInt64) {
+        guard pipeline.requestKeyframe(ssrc: ssrc), let encoding = pipeline.videoEncodingIndex(ssrc: ssrc) else { return }
         pipeline.videoCounters.keyframeRequests.add(1, ordering: .relaxed)
+        transport.keyframeRequested(encoding: encoding, now: now)
     }
 
     /// Resends what a NACK asks for through the pacer's retransmission queue (ahead of new

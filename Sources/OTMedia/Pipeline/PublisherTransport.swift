@@ -64,6 +64,7 @@ final class PublisherTransport {
     private var lengths: [Int]
     private var payloads: [Int]
     private var encodings: [Int]
+    private var keyframes: [Bool]
     /// Per video encoding (full size, then simulcast): its sender and NACK store.
     private let videoSenders: [RTPStreamSender]
     private let videoStores: [RetransmissionStore]
@@ -110,6 +111,7 @@ final class PublisherTransport {
         lengths = Array(repeating: 0, count: capacity)
         payloads = Array(repeating: 0, count: capacity)
         encodings = Array(repeating: 0, count: capacity)
+        keyframes = Array(repeating: false, count: capacity)
         videoSenders = (pipeline.videoSender.map { [$0] } ?? []) + pipeline.simulcastSenders
         videoStores = [pipeline.retransmissions] + pipeline.simulcastRetransmissions
         probeSender = try RTPStreamSender(parameters: RTPStreamParameters(ssrc: RTPProbe.ssrc, payloadType: RTPProbe.payloadType,
@@ -164,6 +166,7 @@ final class PublisherTransport {
             lengths[handle] = entry.length
             payloads[handle] = entry.payloadBytes
             encodings[handle] = entry.encoding
+            keyframes[handle] = entry.keyframe
             if entry.kind != .audio { windowMediaBytes += entry.length }
             if let dropped = pacer.enqueue(handle: UInt32(handle), size: entry.length + Self.trailerBytes,
                                            kind: entry.kind, now: now),
@@ -201,6 +204,43 @@ final class PublisherTransport {
             ?? windowStart + Self.probeCheckNanoseconds
     }
 
+    /// A receiver asked video encoding `encoding` for a keyframe. While the pacer holds
+    /// more than encoder pushback allows (`PublisherVideoLoop.pushbackSeconds` of video at
+    /// the target: what is queued would leave that late), that encoding's queued frames
+    /// are dropped up to its newest queued keyframe, if one is already waiting (that
+    /// keyframe and what follows it stay): the receiver cannot decode them without it,
+    /// and sending them first kept the congested bottleneck full for the ~0.5 s after a
+    /// capacity drop in which the keyframe waited behind them (and pushback held the
+    /// encoder). Their sequence numbers become losses no NACK can fill, which the keyframe
+    /// makes moot. Cost: O(queued video) on a keyframe request, nothing otherwise.
+    func keyframeRequested(encoding: Int, now: UInt64) {
+        let target = Double(pipeline.videoTargetBitrate.load(ordering: .relaxed))
+        guard target > 0, Double(pacer.queuedBytes * 8) > target * PublisherVideoLoop.pushbackSeconds else { return }
+        let pool = pipeline.pool
+        // The newest queued keyframe of this encoding, if any: packets from it on stay.
+        var keyframeHandle: UInt32?
+        var inKeyframe = false
+        pacer.forEachQueuedVideo { handle in
+            guard encodings[Int(handle)] == encoding else { return }
+            if keyframes[Int(handle)] {
+                if !inKeyframe { keyframeHandle = handle }
+                inKeyframe = true
+            } else {
+                inKeyframe = false
+            }
+        }
+        var reached = false
+        let gone = pacer.dropVideo(where: { handle in
+            if handle == keyframeHandle { reached = true }
+            return !reached && encodings[Int(handle)] == encoding
+        }) { packet in
+            if let buffer = handles.remove(Int(packet.handle)) { pool.release(buffer) }
+        }
+        guard gone > 0 else { return }
+        pipeline.transportCounters.staleVideoDropped.add(UInt64(gone), ordering: .relaxed)
+        pipeline.pacerVideoBacklogBits.store(UInt64(pacer.queuedBytes) * 8, ordering: .relaxed)
+    }
+
     /// Queues a resent packet (stored protected bytes, `peer` set to the asker) in the
     /// pacer's retransmission queue: it leaves after audio and before new video, within
     /// the pacing rate, keeping its original transport-wide number. Over the
@@ -222,6 +262,7 @@ final class PublisherTransport {
         lengths[handle] = buffer.length
         payloads[handle] = 0
         encodings[handle] = 0
+        keyframes[handle] = false
         if let dropped = pacer.enqueue(handle: UInt32(handle), size: buffer.length, kind: .retransmission, now: now),
            let old = handles.remove(Int(dropped.handle)) {
             pipeline.pool.release(old)

@@ -103,7 +103,7 @@ final class PublisherVideoLoop: @unchecked Sendable {
             let timestamp = senders[index].rtpTimestamp(at: frame.timestampNanoseconds)
             do throws(MediaError) { try packetize(encoded, timestamp: timestamp, encoding: index) } catch { failure = error }
             // Whatever was packetized goes out, also when the frame failed partway.
-            flush(encoding: index)
+            flush(encoding: index, keyframe: encoded.isKeyframe)
         }
         if result.suspended {
             pipeline.videoFramesSuspendedCount.add(1, ordering: .relaxed)
@@ -153,11 +153,11 @@ final class PublisherVideoLoop: @unchecked Sendable {
     /// Hands one encoding's frame to the transport thread (which paces, protects and sends
     /// it, and keeps it in that encoding's store for NACKs) and wakes it; a full hand-over
     /// ring drops the rest of the frame (counted).
-    private func flush(encoding index: Int) {
+    private func flush(encoding index: Int, keyframe: Bool) {
         guard !batch.isEmpty else { return }
         for slot in 0..<batch.count {  // indexed: a for-in over the array allocates in debug builds
             let entry = OutgoingPacketQueue.Entry(buffer: batch[slot], kind: .video, length: lengths[slot],
-                                                  payloadBytes: payloadSizes[slot], encoding: index)
+                                                  payloadBytes: payloadSizes[slot], encoding: index, keyframe: keyframe)
             if !pipeline.outgoing.push(entry) {
                 pipeline.pool.release(batch[slot])
                 pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)

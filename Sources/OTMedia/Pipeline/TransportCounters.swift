@@ -45,6 +45,9 @@ public final class TransportCounters: Sendable {
         public var lastProbeBitsPerSecond: UInt64
         /// NACKed packets not resent because retransmissions were over their budget (sender).
         public var retransmissionsSkipped: UInt64
+        /// Queued video packets dropped because their receiver asked for a keyframe while
+        /// they would have left late (sender; `PublisherTransport.keyframeRequested`).
+        public var staleVideoDropped: UInt64 = 0
     }
 
     let estimate = Atomic<UInt64>(0)
@@ -65,6 +68,7 @@ public final class TransportCounters: Sendable {
     let probeClustersApplied = Atomic<UInt64>(0)
     let lastProbeBitrate = Atomic<UInt64>(0)
     let retransmissionsSkipped = Atomic<UInt64>(0)
+    let staleVideoDropped = Atomic<UInt64>(0)
 
     /// All zeros.
     public init() {}
@@ -86,6 +90,7 @@ public final class TransportCounters: Sendable {
                  probeClustersMeasured: probeClustersMeasured.load(ordering: .relaxed),
                  probeClustersApplied: probeClustersApplied.load(ordering: .relaxed),
                  lastProbeBitsPerSecond: lastProbeBitrate.load(ordering: .relaxed),
-                 retransmissionsSkipped: retransmissionsSkipped.load(ordering: .relaxed))
+                 retransmissionsSkipped: retransmissionsSkipped.load(ordering: .relaxed),
+                 staleVideoDropped: staleVideoDropped.load(ordering: .relaxed))
     }
 }

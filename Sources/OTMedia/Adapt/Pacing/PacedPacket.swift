@@ -54,6 +54,39 @@ struct PacedPacketRing: Sendable {
         bytes += packet.size
     }
 
+    /// Calls `body` with each packet, oldest first. Cost: O(count), no allocation.
+    func forEach(_ body: (PacedPacket) -> Void) {
+        for offset in 0..<count {
+            var index = head + offset
+            if index >= storage.count { index -= storage.count }
+            body(storage[index])
+        }
+    }
+
+    /// Removes every packet `shouldRemove` picks, handing each to `removed`; the others
+    /// keep their order. Returns how many went. Cost: O(count), in place, no allocation.
+    mutating func removeAll(where shouldRemove: (PacedPacket) -> Bool, removed: (PacedPacket) -> Void) -> Int {
+        var kept = 0
+        var gone = 0
+        for offset in 0..<count {
+            var index = head + offset
+            if index >= storage.count { index -= storage.count }
+            let packet = storage[index]
+            if shouldRemove(packet) {
+                removed(packet)
+                bytes -= packet.size
+                gone += 1
+                continue
+            }
+            var target = head + kept
+            if target >= storage.count { target -= storage.count }
+            storage[target] = packet
+            kept += 1
+        }
+        count = kept
+        return gone
+    }
+
     mutating func popFirst() -> PacedPacket? {
         guard count > 0 else { return nil }
         let packet = storage[head]

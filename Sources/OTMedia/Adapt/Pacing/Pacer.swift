@@ -149,6 +149,23 @@ public struct Pacer: Sendable {
         }
     }
 
+    /// Calls `body` with the handle of each queued new-video packet, oldest first.
+    /// Cost: O(queued video), no allocation.
+    public func forEachQueuedVideo(_ body: (UInt32) -> Void) {
+        video.forEach { body($0.handle) }
+    }
+
+    /// Drops the queued new-video packets (not retransmissions, not audio) whose handle
+    /// `belongs` picks, handing each to `dropped`; counted in `droppedVideoPackets`.
+    /// Returns how many went. For frames that can no longer help their receiver (it asked
+    /// for a keyframe and they would leave late). Cost: O(queued video), no allocation.
+    @discardableResult
+    public mutating func dropVideo(where belongs: (UInt32) -> Bool, dropped: (PacedPacket) -> Void) -> Int {
+        let gone = video.removeAll(where: { belongs($0.handle) }, removed: dropped)
+        counters.droppedVideoPackets += UInt64(gone)
+        return gone
+    }
+
     /// The next packet allowed to leave at `now` (audio first, then video, then a padding
     /// request when probing), its size taken from the budget; nil when nothing may leave
     /// yet. Call until nil, then sleep until `nextSendTime(now:)`. Cost: O(1).
