@@ -2,7 +2,8 @@
 ///
 /// The defaults follow what browsers do on a LAN: a complete frame leaves at once; an
 /// incomplete one is waited for at most `maximumWait` (time for a NACK and its
-/// retransmission), then dropped and a keyframe requested.
+/// retransmission), then dropped; a keyframe is requested when the frames after it
+/// cannot do without it (see `TemporalLayerDependencies`).
 public struct JitterBufferConfiguration: Sendable, Equatable {
     /// Packets the buffer holds (a power of two). 1024 packets is ~8 s of 1 Mbps video.
     public var capacity: Int = 1024

@@ -5,6 +5,12 @@
 /// enough for a NACK, one retry and its answer (2.25 × that round trip + 15 ms), at most
 /// `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
 ///
+/// A frame that cannot be decoded is dropped. Which ones follow from the VP8 temporal
+/// layer fields (`TemporalLayerDependencies`): a lost upper-layer frame costs only the
+/// frames that read it, and the stream goes on; only a broken base layer (a lost TL0
+/// frame or keyframe, any loss in a stream without layers, or a frame the decoder
+/// refused) waits for a keyframe and asks for one at once.
+///
 /// A pure state machine: time comes in as arguments (the pipeline's injected clock),
 /// packets are opaque handles (`Int`, e.g. a packet-pool slot) the caller owns; every
 /// handle the buffer lets go of comes back through a `discard` callback or inside a
@@ -58,7 +64,8 @@ public final class VideoJitterBuffer {
         public var recoveredPackets: UInt64 = 0
         /// Complete frames handed out.
         public var framesReleased: UInt64 = 0
-        /// Frames given up (incomplete past the wait) or skipped while waiting for a keyframe.
+        /// Frames given up (incomplete past the wait), skipped while waiting for a keyframe,
+        /// or skipped because a frame they depend on was lost.
         public var framesDropped: UInt64 = 0
         /// Sequence numbers listed in NACKs (a packet asked for twice counts twice).
         public var nackedSequences: UInt64 = 0
@@ -98,7 +105,8 @@ public final class VideoJitterBuffer {
     private var head: Int64 = 0
     /// Highest extended sequence number seen.
     private var highest: Int64 = 0
-    private var needsKeyframe = true
+    /// Which frames can still be decoded; its base layer broken = waiting for a keyframe.
+    private var dependencies = TemporalLayerDependencies()
     /// Whether any packet has left (released or discarded) since the start.
     private var hasReleased = false
     private var lastKeyframeRequest: UInt64 = 0
@@ -124,7 +132,7 @@ public final class VideoJitterBuffer {
     deinit { slots.deallocate() }
 
     /// Whether the decoder is waiting for a keyframe (at start and after a lost frame).
-    public var isWaitingForKeyframe: Bool { needsKeyframe }
+    public var isWaitingForKeyframe: Bool { dependencies.needsKeyframe }
 
     /// The time from a NACK to the retransmitted packet's arrival (ns; the largest of the
     /// last 8 measured, so reordered packets do not shorten it), nil until
@@ -212,8 +220,9 @@ public final class VideoJitterBuffer {
     /// The next complete, decodable frame, its packet handles written to `handles` in
     /// order; nil when the head frame is still incomplete (and within its wait) or nothing
     /// is buffered. Frames that cannot be completed in time, and frames that cannot be
-    /// decoded while a keyframe is awaited, are dropped here: their handles go to
-    /// `discard`. A frame with more packets than `handles` holds is dropped too.
+    /// decoded (a keyframe is awaited, or a frame they depend on was lost) are dropped
+    /// here: their handles go to `discard`. A frame with more packets than `handles` holds
+    /// is dropped too.
     public func nextFrame(now: UInt64, handles: UnsafeMutableBufferPointer<Int>, discard: (Int) -> Void) -> FrameInfo? {
         guard started else { return nil }
         while head <= highest {
@@ -222,11 +231,14 @@ public final class VideoJitterBuffer {
                 switch scanFrame(from: head) {
                 case .complete(let last):
                     let count = Int(last - head + 1)
-                    if needsKeyframe && !first.info.isKeyframe || count > handles.count {
-                        // Undecodable without the keyframe, or too big for the caller: drop.
+                    let frame = first.info.dependencyFrame
+                    let decodable = count <= handles.count
+                        ? updateDependencies { $0.admit(frame) }
+                        : updateDependencies { $0.notDecoded(frame); return false }
+                    if !decodable {
+                        // Undecodable (a reference is missing), or too big for the caller: drop.
                         release(through: last, into: nil, discard: discard)
                         statistics.framesDropped += 1
-                        markReferenceLost()
                         continue
                     }
                     let info = FrameInfo(firstSequence: first.info.sequence, packetCount: count,
@@ -234,7 +246,6 @@ public final class VideoJitterBuffer {
                                          firstArrivalNanoseconds: first.info.arrivalNanoseconds,
                                          lastArrivalNanoseconds: lastArrival(from: head, through: last))
                     release(through: last, into: handles, discard: discard)
-                    if info.isKeyframe { needsKeyframe = false }
                     statistics.framesReleased += 1
                     return info
                 case .incomplete:
@@ -248,7 +259,7 @@ public final class VideoJitterBuffer {
                 guard elapsed(since: first.missingSince, now: now) > currentWait else { return nil }
             }
             // The head frame is broken (its start is missing or late past the wait): skip to
-            // the next frame start; the frames after it need a keyframe.
+            // the next frame start; what that costs the frames after it depends on its layer.
             giveUpHeadFrame(discard: discard)
         }
         return nil
@@ -287,7 +298,7 @@ public final class VideoJitterBuffer {
     /// True when a keyframe request (PLI) should go out now: the decoder waits for a
     /// keyframe and none was asked for within `keyframeRequestInterval`.
     public func keyframeRequestDue(now: UInt64) -> Bool {
-        guard started, needsKeyframe,
+        guard started, dependencies.needsKeyframe,
               keyframeRequestImmediately || elapsed(since: lastKeyframeRequest, now: now) >= configuration.keyframeRequestIntervalNanoseconds
         else { return false }
         lastKeyframeRequest = now
@@ -308,7 +319,7 @@ public final class VideoJitterBuffer {
     public func reset(discard: (Int) -> Void) {
         discardAll(discard)
         started = false
-        needsKeyframe = true
+        dependencies.reset()
     }
 
     // MARK: - Internals
@@ -359,7 +370,7 @@ public final class VideoJitterBuffer {
         hasReleased = false
         head = extended
         highest = extended
-        needsKeyframe = true
+        dependencies.reset()
         // The first request waits one interval: the stream usually starts with a keyframe.
         lastKeyframeRequest = now
     }
@@ -417,16 +428,57 @@ public final class VideoJitterBuffer {
             if s.state == .present && s.info.isFrameStart { break }
             next += 1
         }
+        updateDependencies { noteGivenUp(through: next - 1, in: &$0) }
         release(through: next - 1, into: nil, discard: discard)
         statistics.framesDropped += 1
-        markReferenceLost()
     }
 
-    /// The decoder lost a reference: wait for a keyframe, and ask at once if it had
-    /// one (at start the first request waits an interval: streams open with a keyframe).
+    /// Tells `dependencies` what the given-up packets head...last held: each frame with
+    /// a packet there is not decoded (any packet tells its layer), and a hole longer than
+    /// the packets its neighbours lack (a frame not ended before it: its marker; a frame
+    /// not started after it: its first packet) held whole frames. (PictureIDs cannot tell
+    /// more: a router counting the frames it forwards hides the ones it never got.)
+    private func noteGivenUp(through last: Int64, in dependencies: inout TemporalLayerDependencies) {
+        var lastTimestamp: UInt32?
+        // The frame before head left whole, or so we assume: that counts more holes as
+        // whole frames, the safe side.
+        var previousEnded = true
+        var hole = 0
+        var wholeFramesLost = false
+        var e = head
+        while e <= last {
+            let s = slot(e)
+            e += 1
+            guard s.state == .present else {
+                hole += 1
+                continue
+            }
+            if lastTimestamp != s.info.timestamp || s.info.isFrameStart {
+                dependencies.notDecoded(s.info.dependencyFrame)
+                if hole > (previousEnded ? 0 : 1) + (s.info.isFrameStart ? 0 : 1) { wholeFramesLost = true }
+            }
+            hole = 0
+            previousEnded = s.info.isFrameEnd
+            lastTimestamp = s.info.timestamp
+        }
+        // A hole at the end lies before the next frame start.
+        if hole > (previousEnded ? 0 : 1) { wholeFramesLost = true }
+        if wholeFramesLost { dependencies.framesLostWhole() }
+    }
+
+    /// Runs one step of the dependency rules; when it breaks the base layer, the
+    /// keyframe request goes out at once (at start the first request waits an interval:
+    /// streams open with a keyframe, and the base layer starts broken).
+    private func updateDependencies<R>(_ step: (inout TemporalLayerDependencies) -> R) -> R {
+        let wasWaiting = dependencies.needsKeyframe
+        let result = step(&dependencies)
+        if !wasWaiting && dependencies.needsKeyframe { keyframeRequestImmediately = true }
+        return result
+    }
+
+    /// The decoder lost a reference: wait for a keyframe, and ask at once if it had one.
     private func markReferenceLost() {
-        if !needsKeyframe { keyframeRequestImmediately = true }
-        needsKeyframe = true
+        updateDependencies { $0.referenceLost() }
     }
 
     private func discardAll(_ discard: (Int) -> Void) {
