@@ -119,6 +119,37 @@ import Testing
         #expect(rig.buffer.keyframeRequestDue(now: rig.now))
     }
 
+    /// A hole filled by a reordered packet 3 ms after its NACK makes a 3 ms estimate, and
+    /// retries every 13 ms. The first retransmission (200 ms after the first NACK, eight
+    /// NACKs later) measures from the first NACK, so the estimate comes back at once; from
+    /// the last NACK it would have stayed shorter than the retry spacing forever.
+    @Test func anEstimateTooShortGrowsBackFromTheFirstNACK() {
+        let rig = Rig(), ms = Self.ms
+        rig.insert(0); rig.insert(1); rig.insert(2); rig.insert(4); rig.insert(5)
+        rig.next = 6
+        rig.now += 5 * ms
+        #expect(rig.collect() == [1003])
+        rig.now += 3 * ms
+        rig.insert(3)
+        rig.drain()
+        #expect(rig.buffer.retransmissionRoundTripNanoseconds == 3 * ms, "a reordered packet looks like a 3 ms answer")
+        let lost = rig.next + 1
+        rig.insert(rig.next); rig.insert(rig.next + 2); rig.insert(rig.next + 3)
+        rig.next += 4
+        let holeAt = rig.now
+        var asked = 0
+        // The receive loop polls every 5 ms; the answer comes 200 ms after the first NACK.
+        while rig.now < holeAt + 205 * ms {
+            rig.now += 5 * ms
+            asked += rig.collect().count
+        }
+        #expect(asked == 8, "retries every 15 ms, up to the limit")
+        rig.insert(lost)
+        rig.drain()
+        #expect(rig.buffer.retransmissionRoundTripNanoseconds == 200 * ms)
+        #expect(rig.released == 5, "every frame recovered")
+    }
+
     /// A retransmission that arrives after its frame was given up still measures the
     /// round trip, so a long path lengthens the wait after the first losses.
     @Test func aLateRetransmissionStillMeasuresTheRoundTrip() {

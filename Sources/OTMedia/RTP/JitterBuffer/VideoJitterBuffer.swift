@@ -332,9 +332,15 @@ public final class VideoJitterBuffer {
     }
 
     /// One retransmission round trip: NACK → arrival. Asked once, the sample is exact;
-    /// asked more often it is ambiguous (Karn): from the first NACK when the retries came
-    /// sooner than the estimate (an estimate too short must be able to grow), else from
-    /// the last. The estimate is the largest of
+    /// asked more often it is ambiguous (Karn). Asked three times or more: from the first
+    /// NACK. Retries that fast mean the estimate is too short (a hole filled by a reordered
+    /// packet just after its NACK gives a tiny first sample), and measured from the last
+    /// NACK every sample is shorter than the retry spacing it came from, so the estimate
+    /// could never grow back (a 5 % loss + 100 ms test sat at 13-110 ms against a real
+    /// 200-240 ms and gave up frames before any retransmission could come); the last
+    /// NACK's answer would need two NACKs or answers lost in a row. Asked twice: from the
+    /// last (the first NACK or its answer lost), unless the retry came sooner than the
+    /// estimate. The estimate is the largest of
     /// the last `sampleWindow` samples: a hole filled by a reordered packet just after
     /// its NACK gives a short sample that is no round trip, and an average of those would
     /// make the wait too short for the real retransmissions. The wait then covers a NACK,
@@ -342,9 +348,9 @@ public final class VideoJitterBuffer {
     /// its own NACK and retry upstream come first), within
     /// [maximumWait, maximumAdaptiveWait].
     private func sampleRetransmit(_ slot: Slot, arrival: UInt64) {
-        // Asked more than once: if the retries came faster than the estimate allows (it
-        // was too short), the first NACK's answer is the one that came; else the last's.
-        let fromFirst = slot.nacksSent > 1 && (smoothedRetransmit == 0 || slot.lastNack - slot.firstNack < smoothedRetransmit)
+        // Which NACK was answered: see above.
+        let fromFirst = slot.nacksSent > 2
+            || slot.nacksSent == 2 && (smoothedRetransmit == 0 || slot.lastNack - slot.firstNack < smoothedRetransmit)
         let sample = max(elapsed(since: fromFirst ? slot.firstNack : slot.lastNack, now: arrival), 1_000_000)
         recentSamples.0 = recentSamples.1; recentSamples.1 = recentSamples.2; recentSamples.2 = recentSamples.3
         recentSamples.3 = recentSamples.4; recentSamples.4 = recentSamples.5; recentSamples.5 = recentSamples.6
