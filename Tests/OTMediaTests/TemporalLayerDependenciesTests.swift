@@ -160,6 +160,19 @@ import Testing
         #expect(tracker.needsKeyframe == c.needsKeyframe)
     }
 
+    /// Which losses would cost a keyframe (the jitter buffer waits longer for those), after
+    /// period 0 (last TL0PICIDX 0): the frame at stake, or the frames before the next one.
+    @Test(arguments: [
+        (Self.tl2sync(0), true, false), (Self.tl1(0), false, false), (Self.tl0(1), false, false),
+        (Self.tl0(1), true, true), (Self.key(1), true, true), (Self.tl2(1), false, true), (Self.tl2sync(1), true, true),
+        (Self.tl0(2), false, true), (Frame(), false, true), (Frame(temporalLayer: 2), true, true),
+    ])
+    func whichLossesCostAKeyframe(next: Frame, includingIt: Bool, breaks: Bool) {
+        var tracker = TemporalLayerDependencies()
+        for step in Self.start { if case .offer(let frame, _) = step { _ = tracker.admit(frame) } }
+        #expect(tracker.lossBreaksBaseLayer(upTo: next, includingIt: includingIt) == breaks)
+    }
+
     @Test func resetWaitsForAKeyframeAgain() {
         var tracker = TemporalLayerDependencies()
         #expect(tracker.needsKeyframe, "nothing decodes before the first keyframe")

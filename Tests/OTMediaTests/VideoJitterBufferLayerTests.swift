@@ -133,6 +133,54 @@ private final class Harness {
         #expect(!h.buffer.isWaitingForKeyframe)
     }
 
+    /// At a 200 ms retransmission round trip, a lost TL2 packet is given up at the wait
+    /// (one retry: 465 ms), while a lost TL0 packet, whose loss would cost a keyframe, is
+    /// waited for through its second retry (675 ms) and recovered.
+    @Test func aBaseLayerFrameWaitsForASecondRetryAnUpperLayerFrameDoesNot() {
+        let h = Harness(), s = LayeredStream()
+        let nacks = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 16)
+        defer { nacks.deallocate() }
+        func insert(_ n: Int, at now: UInt64) { _ = h.buffer.insert(s.packet(n, arrival: now), handle: n) { h.discarded.append($0) } }
+        func nack(at now: UInt64) -> [UInt16] { Array(nacks.prefix(h.buffer.collectNACKs(now: now, into: nacks))) }
+        // The keyframe, then frames 1...11, one every 300 ms, each losing its first packet,
+        // answered 200 ms after the NACK.
+        insert(0, at: 0); insert(1, at: 0)
+        var now: UInt64 = 300 * ms
+        for f in 1..<12 {
+            insert(2 * f + 1, at: now)
+            #expect(nack(at: now + 5 * ms) == [UInt16(500 + 2 * f)])
+            insert(2 * f, at: now + 205 * ms)
+            h.drain(s, now: now + 205 * ms)
+            now += 300 * ms
+        }
+        #expect(h.released == Array(0..<12))
+        #expect(h.buffer.waitNanoseconds == 465 * ms && h.buffer.baseLayerWaitNanoseconds == 675 * ms)
+
+        // Frame 13 (TL2) loses its second packet for good: given up at 465 ms, 14 and 15 go on.
+        insert(24, at: now); insert(25, at: now)
+        h.drain(s, now: now)
+        let tl2 = now + 33 * ms
+        insert(26, at: tl2)
+        for n in 28..<32 { insert(n, at: tl2 + 33 * ms) }
+        h.drain(s, now: tl2 + 460 * ms)
+        #expect(h.released.last == 12, "kept at 460 ms")
+        h.drain(s, now: tl2 + 470 * ms)
+        #expect(h.released.suffix(3) == [12, 14, 15] && !h.buffer.isWaitingForKeyframe)
+
+        // Frame 16 (TL0) loses its second packet twice; the second retry's answer comes at 640 ms.
+        let tl0 = tl2 + 500 * ms
+        insert(32, at: tl0)
+        for n in 34..<40 { insert(n, at: tl0 + 33 * ms) }
+        #expect(nack(at: tl0 + 38 * ms) == [533], "once frame 17 shows the hole")
+        #expect(nack(at: tl0 + 250 * ms) == [533], "the retry")
+        h.drain(s, now: tl0 + 600 * ms)
+        #expect(h.released.last == 15, "still waiting at 600 ms")
+        insert(33, at: tl0 + 640 * ms)
+        h.drain(s, now: tl0 + 640 * ms)
+        #expect(h.released.suffix(4) == [16, 17, 18, 19])
+        #expect(!h.buffer.isWaitingForKeyframe && h.buffer.statistics.keyframeRequests == 0)
+    }
+
     /// Random loss without retransmissions: a released frame always had every frame it
     /// reads released before it (never a decode on a missing reference), and a frame
     /// whose references came and whose period lost nothing before it is released.

@@ -20,6 +20,11 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     /// (about 2 × RTT + its variation): a lost packet on a long path still gets a NACK,
     /// a retry and their answers, and a frozen period stays well under a second.
     public var maximumAdaptiveWaitNanoseconds: UInt64 = 600_000_000
+    /// The ceiling of the wait of a frame whose loss would cost a keyframe (a keyframe or
+    /// TL0 frame, or any frame of a stream without temporal layers): about 3 × RTT, so a
+    /// second retry fits. Giving such a frame up freezes the picture for a keyframe round
+    /// on top of the wait; still under a second.
+    public var maximumBaseLayerWaitNanoseconds: UInt64 = 900_000_000
     /// The least time between two keyframe requests (PLI).
     public var keyframeRequestIntervalNanoseconds: UInt64 = 250_000_000
 

@@ -106,6 +106,16 @@ public struct TemporalLayerDependencies: Sendable, Equatable {
         return true
     }
 
+    /// Whether losing the frames before `frame` (and `frame` itself with `includingIt`)
+    /// would break the base layer, now intact, so a keyframe would be needed: `frame` is a
+    /// keyframe or TL0 frame at stake, has no layer fields, or its TL0PICIDX shows a TL0
+    /// frame among those before it. Reads the state only.
+    public func lossBreaksBaseLayer(upTo frame: Frame, includingIt: Bool) -> Bool {
+        guard let tid = frame.temporalLayer, let tl0 = frame.tl0PicIdx, let last = lastTL0PicIdx else { return true }
+        if includingIt && (frame.isKeyframe || tid == 0) { return true }
+        return tl0 != (tid == 0 ? last &+ 1 : last)
+    }
+
     /// A frame with these fields will not be decoded (given up incomplete, or too big).
     public mutating func notDecoded(_ frame: Frame) {
         layered = frame.isLayered

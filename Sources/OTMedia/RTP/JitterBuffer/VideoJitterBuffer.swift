@@ -3,7 +3,9 @@
 /// incomplete frame longer than its wait: `maximumWait` until a retransmission round trip
 /// has been measured (NACK → retransmitted packet, the largest of the last 8), then long
 /// enough for a NACK, one retry and its answer (2.25 × that round trip + 15 ms), at most
-/// `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
+/// `maximumAdaptiveWait`; a frame whose loss would cost a keyframe (see below) waits for
+/// a second retry too (3.25 × the round trip + 25 ms), at most `maximumBaseLayerWait`.
+/// Retries of a NACK follow the same round trip.
 ///
 /// A frame that cannot be decoded is dropped. Which ones follow from the VP8 temporal
 /// layer fields (`TemporalLayerDependencies`): a lost upper-layer frame costs only the
@@ -115,8 +117,10 @@ public final class VideoJitterBuffer {
     /// Retransmission round trip: the largest of the last 8 samples (ns; 0: not measured).
     private var smoothedRetransmit: UInt64 = 0
     private var recentSamples: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-    /// The wait of an incomplete frame now (follows the measured round trip).
+    /// The wait of an incomplete frame now (follows the measured round trip), and of one
+    /// whose loss would break the base layer.
     private var currentWait: UInt64
+    private var baseLayerWait: UInt64
 
     /// Creates an empty buffer; `configuration.capacity` must be a power of two.
     public init(configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
@@ -126,6 +130,7 @@ public final class VideoJitterBuffer {
         self.mask = Int64(configuration.capacity - 1)
         self.slots = .allocate(capacity: configuration.capacity)
         self.currentWait = configuration.maximumWaitNanoseconds
+        self.baseLayerWait = configuration.maximumWaitNanoseconds
         slots.initialize(repeating: Slot())
     }
 
@@ -144,6 +149,11 @@ public final class VideoJitterBuffer {
 
     /// How long an incomplete frame blocks the ones behind it now (ns).
     public var waitNanoseconds: UInt64 { currentWait }
+
+    /// How long an incomplete frame whose loss would cost a keyframe blocks the ones behind
+    /// it now (ns): a keyframe or TL0 frame, a frame of a stream without layers, or a hole
+    /// before a frame whose TL0PICIDX shows a TL0 frame in it.
+    public var baseLayerWaitNanoseconds: UInt64 { baseLayerWait }
 
     /// Packets currently buffered.
     public var bufferedPacketCount: Int {
@@ -249,14 +259,13 @@ public final class VideoJitterBuffer {
                     statistics.framesReleased += 1
                     return info
                 case .incomplete:
-                    guard elapsed(since: first.info.arrivalNanoseconds, now: now) > currentWait else { return nil }
+                    guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now)) else { return nil }
                 }
             } else if first.state == .present {
                 // A frame's middle at the head: its start may still come (reordered).
-                guard elapsed(since: first.info.arrivalNanoseconds, now: now) > currentWait
-                else { return nil }
+                guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now)) else { return nil }
             } else if first.state == .missing {
-                guard elapsed(since: first.missingSince, now: now) > currentWait else { return nil }
+                guard mayGiveUpHead(waited: elapsed(since: first.missingSince, now: now)) else { return nil }
             }
             // The head frame is broken (its start is missing or late past the wait): skip to
             // the next frame start; what that costs the frames after it depends on its layer.
@@ -346,7 +355,8 @@ public final class VideoJitterBuffer {
     /// make the wait too short for the real retransmissions. The wait then covers a NACK,
     /// one retry and its answer: nackDelay + retry interval + 1.25 × RTT (through a router,
     /// its own NACK and retry upstream come first), within
-    /// [maximumWait, maximumAdaptiveWait].
+    /// [maximumWait, maximumAdaptiveWait]; the base-layer wait one retry interval more,
+    /// within [that wait, maximumBaseLayerWait].
     private func sampleRetransmit(_ slot: Slot, arrival: UInt64) {
         // Which NACK was answered: see above.
         let fromFirst = slot.nacksSent > 2
@@ -361,6 +371,35 @@ public final class VideoJitterBuffer {
         let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit + smoothedRetransmit / 4
         currentWait = min(max(wanted, configuration.maximumWaitNanoseconds),
                           max(configuration.maximumAdaptiveWaitNanoseconds, configuration.maximumWaitNanoseconds))
+        // Giving up a base-layer frame costs a keyframe round (a PLI's trip, the keyframe's
+        // encode and its packets): a second retry is worth waiting for.
+        let wantedBase = wanted + retryInterval
+        baseLayerWait = min(max(wantedBase, currentWait), max(configuration.maximumBaseLayerWaitNanoseconds, currentWait))
+    }
+
+    /// Whether the head frame, incomplete for `waited`, may be given up: past the wait,
+    /// and past the base-layer wait when giving it up would cost a keyframe.
+    private func mayGiveUpHead(waited: UInt64) -> Bool {
+        guard waited > currentWait else { return false }
+        return waited > baseLayerWait || !headLossBreaksBaseLayer()
+    }
+
+    /// Whether giving up what lies before the next packet that arrived would break the
+    /// base layer: that packet's frame too when its start is missing (it is at the head,
+    /// or the hole before it may hold its start). O(hole).
+    private func headLossBreaksBaseLayer() -> Bool {
+        var e = head
+        while e < highest && slot(e).state != .present { e += 1 }
+        let next = slot(e)
+        guard next.state == .present else { return true }
+        let includingIt = e == head || !next.info.isFrameStart
+        if dependencies.needsKeyframe {
+            // Only a keyframe at stake is worth it (the rest is dropped anyway); without its
+            // first packet, any frame that may be one is.
+            let mayBeKeyframe = next.info.isFrameStart ? next.info.isKeyframe : (next.info.temporalLayer ?? 0) == 0
+            return includingIt && mayBeKeyframe
+        }
+        return dependencies.lossBreaksBaseLayer(upTo: next.info.dependencyFrame, includingIt: includingIt)
     }
 
     private enum Scan { case complete(last: Int64), incomplete }
