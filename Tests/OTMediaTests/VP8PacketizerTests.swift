@@ -17,7 +17,8 @@ func packetize(_ frames: [StoredVP8Frame], packetizer: inout VP8Packetizer, firs
     for (i, frame) in frames.enumerated() {
         let pictureID = packetizer.nextPictureID
         let count = try frame.bytes.withUnsafeBytes { raw throws(RTPError) in
-            try packetizer.begin(raw, temporalLayer: frame.temporalLayer, layerSync: frame.layerSync)
+            try packetizer.begin(raw, temporalLayer: frame.temporalLayer, layerSync: frame.layerSync,
+                                 nonReference: frame.isNonReference)
         }
         var packets: [[UInt8]] = []
         while let (length, isLast) = try payload.withUnsafeMutableBytes({ raw throws(RTPError) in try packetizer.nextPacket(into: raw) }) {
@@ -221,6 +222,16 @@ func depacketize(_ packets: [[UInt8]], into depacketizer: VP8Depacketizer = VP8D
         #expect(out.frames.map(\.frame.tl0PicIdx) == (0..<12).map { UInt8(truncatingIfNeeded: $0 / pattern.count) })
         // The first frame of each upper layer after the keyframe is a sync frame.
         #expect(out.frames[1].frame.layerSync)
+        // N rides on every packet of a frame that updates no reference buffer.
+        for f in stream {
+            for bytes in f.packets {
+                let n = try bytes.withUnsafeBytes { raw in
+                    try VP8PayloadDescriptor.parse(RTPPacket(parsing: raw).payload).descriptor.nonReference
+                }
+                #expect(n == f.frame.isNonReference)
+            }
+        }
+        #expect(stream.contains { $0.frame.isNonReference }, "upper-layer frames update nothing")
     }
 
     @Test func duplicatesAreIgnoredAndGarbageIsReported() throws {

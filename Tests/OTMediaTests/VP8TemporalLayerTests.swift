@@ -1,7 +1,8 @@
 import Testing
 @testable import OTMedia
 
-/// VP8 temporal layers through real libvpx: TID patterns, sync flags, base-layer decoding.
+/// VP8 temporal layers through real libvpx: TID patterns, Y and N flags, base-layer decoding,
+/// and that a lost upper-layer frame breaks only the frames that read it.
 @Suite struct VP8TemporalLayerTests {
     static let patterns: [(layers: Int, pattern: [Int])] = [(2, [0, 1]), (3, [0, 2, 1, 2])]
 
@@ -16,13 +17,14 @@ import Testing
         let expected = (0..<24).map { pattern[$0 % pattern.count] }
         #expect(tids == expected)
         #expect(frames.filter(\.isKeyframe).map(\.index) == [0, 12])
-        // After each keyframe, the first frame of every upper layer is a sync frame, later ones are not.
-        for start in [0, 12] {
-            for layer in 1..<layers {
-                let ofLayer = frames[start..<(start + 12)].filter { $0.temporalLayer == layer }
-                #expect(ofLayer.first?.layerSync == true, "layer \(layer) after keyframe \(start)")
-                #expect(ofLayer.dropFirst().allSatisfy { !$0.layerSync })
-            }
+        // Y and N per position: every upper-layer frame but the period's last reads only
+        // TL0 (Y); every upper-layer frame but TL1 of three layers updates nothing (N).
+        let sync = layers == 2 ? [false, true] : [false, true, true, false]
+        let nonReference = layers == 2 ? [false, true] : [false, true, false, true]
+        for frame in frames {
+            let position = frame.index % pattern.count
+            #expect(frame.layerSync == (frame.isKeyframe || sync[position]), "Y of frame \(frame.index)")
+            #expect(frame.isNonReference == (!frame.isKeyframe && nonReference[position]), "N of frame \(frame.index)")
         }
 
         // The base layer alone is a decodable stream.
@@ -60,6 +62,37 @@ import Testing
         #expect(encoder.recreationCount == 0, "libvpx changes the layer count in place")
         for frame in stream {
             #expect(try decoder.decode(frame) != nil)
+        }
+    }
+
+    /// Each 4-frame period stands on TL0 alone: losing a TL2 frame changes no other
+    /// decoded picture; losing TL1 costs only the TL2 frame after it (which reads GOLDEN).
+    /// Checked bit for bit against a decoder that got every frame.
+    @Test(arguments: [(lost: 5, undecodable: [5]), (lost: 6, undecodable: [6, 7]), (lost: 7, undecodable: [7])])
+    func aLostUpperLayerFrameCostsOnlyItsDependents(lost: Int, undecodable: [Int]) throws {
+        var settings = VP8EncoderSettings(width: 320, height: 240, bitrateKbps: 500)
+        settings.temporalLayers = 3
+        let frames = try VP8Encoder(settings: settings).encodeSynthetic(0..<16)
+        let complete = try VP8Decoder(), lossy = try VP8Decoder()
+        for frame in frames {
+            let reference = try #require(try complete.decode(frame))
+            guard !undecodable.contains(frame.index) else { continue }
+            let picture = try #require(try lossy.decode(frame))
+            #expect(VideoQuality.psnrYUV(reference, picture) == 100, "frame \(frame.index) after losing \(lost)")
+        }
+    }
+
+    /// Two layers: TL1 frames read only TL0 and update nothing, so any can be dropped.
+    @Test func twoLayerUpperFramesAreIndependent() throws {
+        var settings = VP8EncoderSettings(width: 320, height: 240, bitrateKbps: 500)
+        settings.temporalLayers = 2
+        let frames = try VP8Encoder(settings: settings).encodeSynthetic(0..<12)
+        let complete = try VP8Decoder(), lossy = try VP8Decoder()
+        for frame in frames {
+            let reference = try #require(try complete.decode(frame))
+            guard frame.index != 3 && frame.index != 7 else { continue }
+            let picture = try #require(try lossy.decode(frame))
+            #expect(VideoQuality.psnrYUV(reference, picture) == 100, "frame \(frame.index)")
         }
     }
 

@@ -42,23 +42,26 @@ import Testing
     }
 
     struct Case: Sendable, CustomTestStringConvertible {
-        var roundTripMs: UInt64, samples: Int, retryMs: UInt64, waitMs: UInt64, shorter = 0
-        var testDescription: String { "RTT \(roundTripMs) ms × \(samples) + \(shorter) shorter → retry \(retryMs), wait \(waitMs)" }
+        var roundTripMs: UInt64, samples: Int, retryMs: UInt64, waitMs: UInt64, baseWaitMs: Double, shorter = 0
+        var testDescription: String {
+            "RTT \(roundTripMs) ms × \(samples) + \(shorter) shorter → retry \(retryMs), wait \(waitMs), base-layer wait \(baseWaitMs)"
+        }
     }
 
-    /// Retry RTT + 10 ms, wait 5 + retry + 1.25 × RTT within [150, 600] ms, RTT the
+    /// Retry RTT + 10 ms, wait 5 + retry + 1.25 × RTT within [150, 600] ms, the wait of a
+    /// frame whose loss costs a keyframe one retry more, within [wait, 900] ms; RTT the
     /// largest of the last 8 samples (`shorter`: samples of a quarter of it came after, as
     /// holes filled by reordering just after their NACK: they do not shorten it until they
     /// are all that is left).
     @Test(arguments: [
-        Case(roundTripMs: 20, samples: 1, retryMs: 30, waitMs: 150),
-        Case(roundTripMs: 100, samples: 1, retryMs: 110, waitMs: 240),
-        Case(roundTripMs: 200, samples: 1, retryMs: 210, waitMs: 465),
-        Case(roundTripMs: 40, samples: 60, retryMs: 50, waitMs: 150),
-        Case(roundTripMs: 200, samples: 60, retryMs: 210, waitMs: 465),
-        Case(roundTripMs: 400, samples: 60, retryMs: 410, waitMs: 600),
-        Case(roundTripMs: 200, samples: 4, retryMs: 210, waitMs: 465, shorter: 7),
-        Case(roundTripMs: 200, samples: 4, retryMs: 60, waitMs: 150, shorter: 8),
+        Case(roundTripMs: 20, samples: 1, retryMs: 30, waitMs: 150, baseWaitMs: 150),
+        Case(roundTripMs: 100, samples: 1, retryMs: 110, waitMs: 240, baseWaitMs: 350),
+        Case(roundTripMs: 200, samples: 1, retryMs: 210, waitMs: 465, baseWaitMs: 675),
+        Case(roundTripMs: 40, samples: 60, retryMs: 50, waitMs: 150, baseWaitMs: 155),
+        Case(roundTripMs: 200, samples: 60, retryMs: 210, waitMs: 465, baseWaitMs: 675),
+        Case(roundTripMs: 400, samples: 60, retryMs: 410, waitMs: 600, baseWaitMs: 900),
+        Case(roundTripMs: 200, samples: 4, retryMs: 210, waitMs: 465, baseWaitMs: 675, shorter: 7),
+        Case(roundTripMs: 200, samples: 4, retryMs: 60, waitMs: 150, baseWaitMs: 187.5, shorter: 8),
     ])
     func waitAndRetryFollowTheMeasuredRoundTrip(_ c: Case) {
         let rig = Rig()
@@ -73,11 +76,14 @@ import Testing
         let retry = Double(rig.buffer.nackRetryNanoseconds) / 1e6, wait = Double(rig.buffer.waitNanoseconds) / 1e6
         #expect(abs(retry - Double(c.retryMs)) <= 1, "retry \(retry) ms")
         #expect(abs(wait - Double(c.waitMs)) <= 1, "wait \(wait) ms")
+        let baseWait = Double(rig.buffer.baseLayerWaitNanoseconds) / 1e6
+        #expect(abs(baseWait - c.baseWaitMs) <= 1, "base-layer wait \(baseWait) ms")
     }
 
     /// At 200 ms RTT a lost packet's retry is answered after ~420 ms: the frame is kept
     /// (a fixed 150 ms wait would have dropped it and asked for a keyframe); one that never
-    /// comes is given up at the wait, under the 600 ms ceiling.
+    /// comes is given up at the wait (in this stream without layers, the longer one of a
+    /// frame whose loss costs a keyframe), under the 900 ms ceiling.
     @Test func aLongRoundTripRetryIsWaitedForAndAHopelessFrameIsGivenUpAtTheWait() {
         let rig = Rig(), ms = Self.ms
         for _ in 0..<60 { rig.recover(roundTrip: 200 * ms) }
@@ -101,8 +107,9 @@ import Testing
         #expect(!rig.buffer.keyframeRequestDue(now: rig.now) && rig.buffer.statistics.keyframeRequests == requests)
 
         // The retry's answer measured 214 ms (from the retry: the retries were spaced by the
-        // estimate), the wait is now 5 + 224 + 267.5 ms. A packet that never comes is
-        // given up at that wait, not at 150 ms.
+        // estimate), the wait is now 5 + 224 + 267.5 ms, and one retry more (720.5 ms) for a
+        // frame whose loss costs a keyframe, as any does in this stream without layers. A
+        // packet that never comes is given up at that wait, not at 150 ms.
         #expect(rig.buffer.retransmissionRoundTripNanoseconds == 214 * ms)
         rig.insert(rig.next); rig.insert(rig.next + 2); rig.insert(rig.next + 3)
         rig.next += 4
@@ -115,8 +122,42 @@ import Testing
         #expect(!rig.buffer.isWaitingForKeyframe, "kept at 460 ms")
         rig.now = start + 500 * ms
         rig.drain()
+        #expect(!rig.buffer.isWaitingForKeyframe, "kept at 500 ms: a second retry may still come")
+        rig.now = start + 730 * ms
+        rig.drain()
         #expect(rig.buffer.isWaitingForKeyframe, "given up after the wait")
         #expect(rig.buffer.keyframeRequestDue(now: rig.now))
+    }
+
+    /// A hole filled by a reordered packet 3 ms after its NACK makes a 3 ms estimate, and
+    /// retries every 13 ms. The first retransmission (200 ms after the first NACK, eight
+    /// NACKs later) measures from the first NACK, so the estimate comes back at once; from
+    /// the last NACK it would have stayed shorter than the retry spacing forever.
+    @Test func anEstimateTooShortGrowsBackFromTheFirstNACK() {
+        let rig = Rig(), ms = Self.ms
+        rig.insert(0); rig.insert(1); rig.insert(2); rig.insert(4); rig.insert(5)
+        rig.next = 6
+        rig.now += 5 * ms
+        #expect(rig.collect() == [1003])
+        rig.now += 3 * ms
+        rig.insert(3)
+        rig.drain()
+        #expect(rig.buffer.retransmissionRoundTripNanoseconds == 3 * ms, "a reordered packet looks like a 3 ms answer")
+        let lost = rig.next + 1
+        rig.insert(rig.next); rig.insert(rig.next + 2); rig.insert(rig.next + 3)
+        rig.next += 4
+        let holeAt = rig.now
+        var asked = 0
+        // The receive loop polls every 5 ms; the answer comes 200 ms after the first NACK.
+        while rig.now < holeAt + 205 * ms {
+            rig.now += 5 * ms
+            asked += rig.collect().count
+        }
+        #expect(asked == 8, "retries every 15 ms, up to the limit")
+        rig.insert(lost)
+        rig.drain()
+        #expect(rig.buffer.retransmissionRoundTripNanoseconds == 200 * ms)
+        #expect(rig.released == 5, "every frame recovered")
     }
 
     /// A retransmission that arrives after its frame was given up still measures the

@@ -102,6 +102,38 @@ import Testing
         #expect(route.framesDropped == 12)
     }
 
+    /// A TL0 frame the router never got leaves a gap in the TL0PICIDX the subscriber sees
+    /// (so it waits for a keyframe instead of decoding on a missing reference), and one the
+    /// publisher resends late goes out with its own index.
+    @Test func tl0PicIdxKeepsTheGapOfATL0FrameLostUpstream() throws {
+        var route = LegVideoRoute(spatial: 0, on: true)
+        var sent: [Int: UInt8] = [:]
+        func forward(_ index: Int, late: Bool = false) throws {
+            let (tid, sync) = Self.pattern(index)
+            let sequence = UInt16(2000 + index), timestamp = UInt32(index * 3000)
+            let buffer = packet(sequence: sequence, timestamp: timestamp, pictureID: UInt16(index),
+                                tl0: UInt8(truncatingIfNeeded: 254 + index / 4), tid: tid, sync: sync, payload: [0x01, 0, 0])
+            let base = buffer.bytes.baseAddress!
+            let fields = try #require(VP8Fields(base, buffer.length))
+            if late {
+                let rewritten = route.rewriteLate(base, encoding: 0, fields: fields, sequence: sequence, timestamp: timestamp)
+                #expect(rewritten)
+            } else {
+                try #require(route.admit(encoding: 0, fields: fields, frameStart: true, allowed: true) == .forward)
+                _ = route.rewrite(base, fields: fields, sequence: sequence, timestamp: timestamp, now: 1)
+                route.record(encoding: 0, sequence: sequence, timestamp: timestamp, forwarded: true)
+            }
+            let descriptor = try VP8PayloadDescriptor.parse(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.bytes)[12...]))
+            sent[index] = try #require(descriptor.descriptor.tl0PicIdx)
+        }
+        for index in 0..<12 where index != 4 { try forward(index) }
+        let first = try #require(sent[0])
+        #expect(sent[5] == first &+ 1 && sent[8] == first &+ 2, "frame 4's index is missing, not reused")
+        #expect((0..<12).filter { $0 != 4 }.allSatisfy { sent[$0] == first &+ UInt8($0 / 4) }, "across the 255 wrap too")
+        try forward(4, late: true)
+        #expect(sent[4] == first &+ 1)
+    }
+
     @Test func anUpSwitchMayStartAtALayerSyncFrame() throws {
         var route = LegVideoRoute(spatial: 0, on: true)
         route.targetTemporal = 0

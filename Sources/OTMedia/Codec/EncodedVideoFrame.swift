@@ -12,6 +12,9 @@ public struct EncodedVideoFrame {
     /// RFC 7741's Y bit: this frame depends only on base-layer (TID 0) frames, so a
     /// receiver may switch up to this layer here.
     public let layerSync: Bool
+    /// RFC 7741's N bit: the frame updates no reference buffer, so a receiver that loses
+    /// it loses no other frame.
+    public let isNonReference: Bool
     /// The source frame's capture time (monotonic clock, nanoseconds).
     public let timestampNanoseconds: UInt64
     /// The coded picture width in pixels.
@@ -21,11 +24,12 @@ public struct EncodedVideoFrame {
 
     /// Makes a frame description; the encoder does this, tests may too.
     public init(data: UnsafeRawBufferPointer, isKeyframe: Bool, temporalLayer: Int, layerSync: Bool,
-                timestampNanoseconds: UInt64, width: Int, height: Int) {
+                isNonReference: Bool = false, timestampNanoseconds: UInt64, width: Int, height: Int) {
         self.data = data
         self.isKeyframe = isKeyframe
         self.temporalLayer = temporalLayer
         self.layerSync = layerSync
+        self.isNonReference = isNonReference
         self.timestampNanoseconds = timestampNanoseconds
         self.width = width
         self.height = height

@@ -102,6 +102,7 @@ public final class VP8Encoder: @unchecked Sendable {
                 isKeyframe: isKeyframe,
                 temporalLayer: isKeyframe ? 0 : frameConfig.layer,
                 layerSync: isKeyframe || frameConfig.sync,
+                isNonReference: !isKeyframe && frameConfig.nonReference,
                 timestampNanoseconds: frame.timestampNanoseconds,
                 width: settings.width, height: settings.height))
         }

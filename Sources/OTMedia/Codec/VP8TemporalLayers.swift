@@ -3,11 +3,23 @@ import CVPX
 /// The temporal-layer pattern of a VP8 stream: which TID each frame gets, which
 /// reference buffers it may read and update, and how the bitrate splits across layers.
 ///
-/// Buffers: TL0 reads and updates only LAST (so TL0 alone is a decodable stream), TL1
-/// updates GOLDEN, TL2 updates ALTREF; each layer reads only buffers of its own or a
-/// lower layer. Layers above 0 never update the entropy context, so dropping them
-/// leaves the base layer intact. The first frame of each upper layer after a keyframe
-/// (or a pattern restart) reads only LAST: that is a layer-sync frame (RFC 7741 Y bit).
+/// Every period of the pattern stands on TL0 alone, so a lost upper-layer frame costs
+/// only the frames of its own period that read it, never a keyframe (WebRTC's
+/// "3 layers, sync every period" scheme):
+///
+/// | layers | position | TID | reads          | updates | Y | N |
+/// |--------|----------|-----|----------------|---------|---|---|
+/// | 2, 3   | 0        | 0   | LAST           | LAST    | 0 | 0 |
+/// | 2      | 1        | 1   | LAST           | nothing | 1 | 1 |
+/// | 3      | 1        | 2   | LAST           | nothing | 1 | 1 |
+/// | 3      | 2        | 1   | LAST           | GOLDEN  | 1 | 0 |
+/// | 3      | 3        | 2   | LAST, GOLDEN   | nothing | 0 | 1 |
+///
+/// TL0 alone is a decodable stream; layers above 0 never update the entropy context, so
+/// dropping them leaves the base layer intact. Y (RFC 7741 layer sync): the frame reads
+/// only TL0's buffer; N (non-reference): the frame updates no buffer, so losing it
+/// breaks no other frame. A keyframe updates every buffer and the pattern goes on at
+/// position 1.
 ///
 /// Patterns (TID per frame): 1 layer: 0; 2 layers: 0,1; 3 layers: 0,2,1,2.
 /// Bitrate split (cumulative, as libvpx expects): 2 layers 60/100 %, 3 layers 40/60/100 %.
@@ -19,6 +31,8 @@ struct VP8TemporalLayers {
         var layer: Int
         /// True when the frame reads only base-layer buffers (RFC 7741 Y bit).
         var sync: Bool
+        /// True when the frame updates no reference buffer (RFC 7741 N bit).
+        var nonReference = false
         /// `vpx_codec_encode` flags restricting references and updates.
         var flags: vpx_enc_frame_flags_t
     }
@@ -26,8 +40,6 @@ struct VP8TemporalLayers {
     /// Number of layers, 1...3.
     let count: Int
     private var index = 0
-    /// Per layer: the next frame of that layer must be a sync frame.
-    private var needsSync = (false, true, true)
 
     init(count: Int) {
         precondition((1...3).contains(count), "1...3 temporal layers")
@@ -99,37 +111,33 @@ struct VP8TemporalLayers {
         let noUpdGolden = vpx_enc_frame_flags_t(VP8_EFLAG_NO_UPD_GF)
         let noUpdAltref = vpx_enc_frame_flags_t(VP8_EFLAG_NO_UPD_ARF)
         let noUpdEntropy = vpx_enc_frame_flags_t(VP8_EFLAG_NO_UPD_ENTROPY)
-        let tid = layer(at: position)
-        switch (count, tid) {
+        // Upper layers never touch LAST, ALTREF or the entropy context.
+        let upper = noRefAltref | noUpdLast | noUpdAltref | noUpdEntropy
+        switch (count, position) {
         case (1, _):
             return FrameConfig(layer: 0, sync: false, flags: 0)
         case (_, 0):
             return FrameConfig(layer: 0, sync: false, flags: noRefGolden | noRefAltref | noUpdGolden | noUpdAltref)
+        case (2, _):
+            return FrameConfig(layer: 1, sync: true, nonReference: true, flags: upper | noRefGolden | noUpdGolden)
         case (_, 1):
-            let sync = needsSync.1
-            needsSync.1 = false
-            var flags = noRefAltref | noUpdLast | noUpdAltref | noUpdEntropy
-            if sync { flags |= noRefGolden }
-            return FrameConfig(layer: 1, sync: sync, flags: flags)
+            return FrameConfig(layer: 2, sync: true, nonReference: true, flags: upper | noRefGolden | noUpdGolden)
+        case (_, 2):
+            return FrameConfig(layer: 1, sync: true, flags: upper | noRefGolden)
         default:
-            let sync = needsSync.2
-            needsSync.2 = false
-            var flags = noUpdLast | noUpdGolden | noUpdEntropy
-            if sync { flags |= noRefGolden | noRefAltref }
-            return FrameConfig(layer: 2, sync: sync, flags: flags)
+            // Reads GOLDEN, which position 2 of this same period wrote.
+            return FrameConfig(layer: 2, sync: false, nonReference: true, flags: upper | noUpdGolden)
         }
     }
 
     /// Call when the encoder produced a keyframe it was not asked for: the pattern goes
-    /// on after TL0 and every upper layer syncs again.
+    /// on after TL0 (the keyframe filled every buffer).
     mutating func didEncodeKeyframe() {
-        needsSync = (false, true, true)
         index = 1 % periodicity
     }
 
-    /// Starts the pattern again at TL0, with every upper layer syncing again.
+    /// Starts the pattern again at TL0.
     mutating func restart() {
-        needsSync = (false, true, true)
         index = 0
     }
 }

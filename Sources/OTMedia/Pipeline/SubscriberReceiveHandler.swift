@@ -183,7 +183,9 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         // RFC 7741 4.3: the P bit of the first VP8 payload byte is 0 on keyframes.
         let isKeyframe = startsFrame && packet.payload.count > length && packet.payload[length] & 0x01 == 0
         let info = JitterPacketInfo(sequence: packet.sequenceNumber, timestamp: packet.timestamp, isFrameEnd: packet.marker,
-                                    isFrameStart: startsFrame, isKeyframe: isKeyframe, arrivalNanoseconds: now)
+                                    isFrameStart: startsFrame, isKeyframe: isKeyframe, arrivalNanoseconds: now,
+                                    temporalLayer: descriptor.temporalLayer, layerSync: descriptor.layerSync,
+                                    tl0PicIdx: descriptor.tl0PicIdx, isNonReference: descriptor.nonReference)
         guard let handle = videoPackets.insert(buffer) else { return false }
         let pool = pipeline.pool
         let result = videoJitter.insert(info, handle: handle) { dropped in

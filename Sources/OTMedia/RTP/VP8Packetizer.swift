@@ -17,7 +17,7 @@
 /// Descriptor: always X = 1 with a 15-bit PictureID (M = 1) that increments per frame
 /// and wraps 32767 → 0. With `temporalLayers` on, also TL0PICIDX (incremented on every
 /// TID 0 frame; frames of higher layers repeat the last base-layer value) and TID/Y
-/// from the encoded frame.
+/// from the encoded frame. N (non-reference) comes from the frame, on every packet.
 ///
 /// Cost: a plain value; `begin` is arithmetic, `nextPacket` writes the descriptor and
 /// copies one fragment (one `memcpy`). Nothing is allocated.
@@ -64,14 +64,18 @@ public struct VP8Packetizer {
     /// Returns how many packets it will take. Any packets of the previous frame not yet
     /// taken are abandoned. Throws `fieldOutOfRange` for an empty frame.
     public mutating func begin(_ frame: EncodedVideoFrame) throws(RTPError) -> Int {
-        try begin(frame.data, temporalLayer: frame.temporalLayer, layerSync: frame.layerSync)
+        try begin(frame.data, temporalLayer: frame.temporalLayer, layerSync: frame.layerSync,
+                  nonReference: frame.isNonReference)
     }
 
-    /// `begin(_:)` for a VP8 frame given as bytes and layer fields (`temporalLayer` 0...3).
-    public mutating func begin(_ frame: UnsafeRawBufferPointer, temporalLayer: Int = 0, layerSync: Bool = false) throws(RTPError) -> Int {
+    /// `begin(_:)` for a VP8 frame given as bytes and layer fields (`temporalLayer` 0...3;
+    /// `nonReference`: the N bit, the frame updates no reference buffer).
+    public mutating func begin(_ frame: UnsafeRawBufferPointer, temporalLayer: Int = 0, layerSync: Bool = false,
+                               nonReference: Bool = false) throws(RTPError) -> Int {
         guard frame.count > 0 else { throw .fieldOutOfRange(what: "VP8 frame length", value: 0) }
         guard (0...3).contains(temporalLayer) else { throw .fieldOutOfRange(what: "VP8 TID", value: temporalLayer) }
-        descriptor = VP8PayloadDescriptor(startOfPartition: true, partitionIndex: 0, pictureID: nextPictureID, longPictureID: true)
+        descriptor = VP8PayloadDescriptor(nonReference: nonReference, startOfPartition: true, partitionIndex: 0,
+                                          pictureID: nextPictureID, longPictureID: true)
         nextPictureID = (nextPictureID &+ 1) & VP8PayloadDescriptor.maxLongPictureID
         if temporalLayers {
             if temporalLayer == 0 { tl0PicIdx &+= 1 }

@@ -12,8 +12,11 @@
 ///   layer-sync (Y) frame whose TID fits, because other frames may reference frames the
 ///   subscriber never got.
 /// - `allowed` (subscribeToVideo and audio fallback) is taken at frame boundaries.
-/// - PictureID counts the forwarded frames and TL0PICIDX the forwarded TL0 frames, so the
-///   subscriber's depacketizer sees no missing picture.
+/// - PictureID counts the forwarded frames, so the subscriber's depacketizer sees no
+///   missing picture. TL0PICIDX keeps the publisher's steps (one offset, set anew at a
+///   switch): TL0 frames are never dropped for their layer, so a gap is TL0 frames the
+///   router never got (or a pause), and the subscriber must see it to wait for a keyframe
+///   rather than decode on a missing reference; a counter would hide it.
 ///
 /// Forwarding thread only. O(1), no allocation.
 struct LegVideoRoute {
@@ -48,7 +51,10 @@ struct LegVideoRoute {
     var lastSentAt: UInt64 = 0
     var rebase = false
     var pictureID: UInt16
+    /// The last TL0PICIDX sent, and outgoing TL0PICIDX = incoming + `tl0Delta` (nil
+    /// until the first packet).
     var tl0: UInt8
+    var tl0Delta: UInt8?
     /// What was done with the recent packets, for late (repaired) ones.
     var trail = LegVideoTrail()
     /// Frames dropped for their temporal layer, and spatial switches made.
@@ -85,7 +91,6 @@ struct LegVideoRoute {
             frameOn = allowed && tid <= temporal
             if frameOn {
                 pictureID = (pictureID &+ 1) & 0x7FFF
-                if tid == 0 { tl0 &+= 1 }
             } else if allowed || wasOn {
                 framesDropped &+= 1
             }
@@ -106,14 +111,15 @@ struct LegVideoRoute {
               let m = trail.mapping(sequence: sequence, timestamp: timestamp, encoding: encoding) else { return false }
         WireBytes.store16(sequence &+ m.sequenceDelta, p, 2)
         WireBytes.store32(timestamp &+ m.timestampDelta, p, 4)
-        fields.rewrite(p + shift, pictureID: m.pictureID, tl0: m.tl0)
+        fields.rewrite(p + shift, pictureID: m.pictureID, tl0: fields.tl0PicIdx &+ m.tl0Delta)
         return true
     }
 
     /// Notes what became of an in-order packet (`forwarded`: after `rewrite`).
     mutating func record(encoding: Int, sequence: UInt16, timestamp: UInt32, forwarded: Bool) {
         let mapping = forwarded
-            ? LegVideoTrail.Mapping(sequenceDelta: sequenceDelta ?? 0, timestampDelta: timestampDelta, pictureID: pictureID, tl0: tl0)
+            ? LegVideoTrail.Mapping(sequenceDelta: sequenceDelta ?? 0, timestampDelta: timestampDelta, pictureID: pictureID,
+                                    tl0Delta: tl0Delta ?? 0)
             : nil
         trail.record(sequence: sequence, timestamp: timestamp, encoding: encoding, mapping: mapping)
     }
@@ -126,6 +132,10 @@ struct LegVideoRoute {
         if sequenceDelta == nil || rebase {
             sequenceDelta = lastSequence &+ 1 &- sequence
         }
+        if tl0Delta == nil || rebase {
+            // The first frame after a switch (a keyframe) steps on from the last one sent.
+            tl0Delta = tl0 &+ 1 &- fields.tl0PicIdx
+        }
         if rebase {
             let elapsed = UInt32(truncatingIfNeeded: max(1, (now &- lastSentAt) / 11_111))  // 90 kHz ticks
             timestampDelta = lastTimestamp &+ elapsed &- timestamp
@@ -135,7 +145,9 @@ struct LegVideoRoute {
         let ts = timestamp &+ timestampDelta
         WireBytes.store16(out, p, 2)
         WireBytes.store32(ts, p, 4)
-        fields.rewrite(p + shift, pictureID: pictureID, tl0: tl0)
+        let outTL0 = fields.tl0PicIdx &+ tl0Delta!
+        fields.rewrite(p + shift, pictureID: pictureID, tl0: outTL0)
+        if fields.tl0Offset != 0 { tl0 = outTL0 }
         if Int16(bitPattern: out &- lastSequence) > 0 || lastSentAt == 0 {
             lastSequence = out
             lastTimestamp = ts

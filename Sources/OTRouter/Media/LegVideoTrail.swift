@@ -10,7 +10,8 @@ struct LegVideoTrail {
         var sequenceDelta: UInt16
         var timestampDelta: UInt32
         var pictureID: UInt16
-        var tl0: UInt8
+        /// Outgoing TL0PICIDX = incoming + this.
+        var tl0Delta: UInt8
     }
 
     private struct Entry {
@@ -19,7 +20,7 @@ struct LegVideoTrail {
         var encoding: Int8 = -1
         /// 0: nothing, 1: forwarded, 2: dropped with its frame.
         var state: UInt8 = 0
-        var mapping = Mapping(sequenceDelta: 0, timestampDelta: 0, pictureID: 0, tl0: 0)
+        var mapping = Mapping(sequenceDelta: 0, timestampDelta: 0, pictureID: 0, tl0Delta: 0)
     }
 
     static let capacity = 256

@@ -123,8 +123,9 @@ struct VP8Fields {
     var pictureIDOffset = 0
     /// Whether the PictureID is 15 bits (M set).
     var longPictureID = false
-    /// Offset of TL0PICIDX (0: absent).
+    /// Offset of TL0PICIDX (0: absent), and its value (0 when absent).
     var tl0Offset = 0
+    var tl0PicIdx: UInt8 = 0
     /// The temporal layer (0 when TID is absent).
     var temporalLayer: Int = 0
     /// Y: this frame depends only on TL0 frames (a temporal up-switch point).
@@ -165,6 +166,7 @@ struct VP8Fields {
             if flags & 0x40 != 0 {
                 guard offset < end else { return nil }
                 tl0Offset = offset
+                tl0PicIdx = p.load(fromByteOffset: offset, as: UInt8.self)
                 offset += 1
             }
             if flags & 0x30 != 0 {

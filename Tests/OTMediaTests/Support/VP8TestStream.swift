@@ -6,6 +6,7 @@ struct StoredVP8Frame {
     var isKeyframe: Bool
     var temporalLayer: Int
     var layerSync: Bool
+    var isNonReference: Bool
     var timestampNanoseconds: UInt64
     var width: Int
     var height: Int
@@ -17,6 +18,7 @@ struct StoredVP8Frame {
         isKeyframe = frame.isKeyframe
         temporalLayer = frame.temporalLayer
         layerSync = frame.layerSync
+        isNonReference = frame.isNonReference
         timestampNanoseconds = frame.timestampNanoseconds
         width = frame.width
         height = frame.height

@@ -3,7 +3,15 @@
 /// incomplete frame longer than its wait: `maximumWait` until a retransmission round trip
 /// has been measured (NACK → retransmitted packet, the largest of the last 8), then long
 /// enough for a NACK, one retry and its answer (2.25 × that round trip + 15 ms), at most
-/// `maximumAdaptiveWait`. Retries of a NACK follow the same round trip.
+/// `maximumAdaptiveWait`; a frame whose loss would cost a keyframe (see below) waits for
+/// a second retry too (3.25 × the round trip + 25 ms), at most `maximumBaseLayerWait`.
+/// Retries of a NACK follow the same round trip.
+///
+/// A frame that cannot be decoded is dropped. Which ones follow from the VP8 temporal
+/// layer fields (`TemporalLayerDependencies`): a lost upper-layer frame costs only the
+/// frames that read it, and the stream goes on; only a broken base layer (a lost TL0
+/// frame or keyframe, any loss in a stream without layers, or a frame the decoder
+/// refused) waits for a keyframe and asks for one at once.
 ///
 /// A pure state machine: time comes in as arguments (the pipeline's injected clock),
 /// packets are opaque handles (`Int`, e.g. a packet-pool slot) the caller owns; every
@@ -58,7 +66,8 @@ public final class VideoJitterBuffer {
         public var recoveredPackets: UInt64 = 0
         /// Complete frames handed out.
         public var framesReleased: UInt64 = 0
-        /// Frames given up (incomplete past the wait) or skipped while waiting for a keyframe.
+        /// Frames given up (incomplete past the wait), skipped while waiting for a keyframe,
+        /// or skipped because a frame they depend on was lost.
         public var framesDropped: UInt64 = 0
         /// Sequence numbers listed in NACKs (a packet asked for twice counts twice).
         public var nackedSequences: UInt64 = 0
@@ -98,7 +107,8 @@ public final class VideoJitterBuffer {
     private var head: Int64 = 0
     /// Highest extended sequence number seen.
     private var highest: Int64 = 0
-    private var needsKeyframe = true
+    /// Which frames can still be decoded; its base layer broken = waiting for a keyframe.
+    private var dependencies = TemporalLayerDependencies()
     /// Whether any packet has left (released or discarded) since the start.
     private var hasReleased = false
     private var lastKeyframeRequest: UInt64 = 0
@@ -107,8 +117,10 @@ public final class VideoJitterBuffer {
     /// Retransmission round trip: the largest of the last 8 samples (ns; 0: not measured).
     private var smoothedRetransmit: UInt64 = 0
     private var recentSamples: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-    /// The wait of an incomplete frame now (follows the measured round trip).
+    /// The wait of an incomplete frame now (follows the measured round trip), and of one
+    /// whose loss would break the base layer.
     private var currentWait: UInt64
+    private var baseLayerWait: UInt64
 
     /// Creates an empty buffer; `configuration.capacity` must be a power of two.
     public init(configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
@@ -118,13 +130,14 @@ public final class VideoJitterBuffer {
         self.mask = Int64(configuration.capacity - 1)
         self.slots = .allocate(capacity: configuration.capacity)
         self.currentWait = configuration.maximumWaitNanoseconds
+        self.baseLayerWait = configuration.maximumWaitNanoseconds
         slots.initialize(repeating: Slot())
     }
 
     deinit { slots.deallocate() }
 
     /// Whether the decoder is waiting for a keyframe (at start and after a lost frame).
-    public var isWaitingForKeyframe: Bool { needsKeyframe }
+    public var isWaitingForKeyframe: Bool { dependencies.needsKeyframe }
 
     /// The time from a NACK to the retransmitted packet's arrival (ns; the largest of the
     /// last 8 measured, so reordered packets do not shorten it), nil until
@@ -136,6 +149,11 @@ public final class VideoJitterBuffer {
 
     /// How long an incomplete frame blocks the ones behind it now (ns).
     public var waitNanoseconds: UInt64 { currentWait }
+
+    /// How long an incomplete frame whose loss would cost a keyframe blocks the ones behind
+    /// it now (ns): a keyframe or TL0 frame, a frame of a stream without layers, or a hole
+    /// before a frame whose TL0PICIDX shows a TL0 frame in it.
+    public var baseLayerWaitNanoseconds: UInt64 { baseLayerWait }
 
     /// Packets currently buffered.
     public var bufferedPacketCount: Int {
@@ -212,8 +230,9 @@ public final class VideoJitterBuffer {
     /// The next complete, decodable frame, its packet handles written to `handles` in
     /// order; nil when the head frame is still incomplete (and within its wait) or nothing
     /// is buffered. Frames that cannot be completed in time, and frames that cannot be
-    /// decoded while a keyframe is awaited, are dropped here: their handles go to
-    /// `discard`. A frame with more packets than `handles` holds is dropped too.
+    /// decoded (a keyframe is awaited, or a frame they depend on was lost) are dropped
+    /// here: their handles go to `discard`. A frame with more packets than `handles` holds
+    /// is dropped too.
     public func nextFrame(now: UInt64, handles: UnsafeMutableBufferPointer<Int>, discard: (Int) -> Void) -> FrameInfo? {
         guard started else { return nil }
         while head <= highest {
@@ -222,11 +241,14 @@ public final class VideoJitterBuffer {
                 switch scanFrame(from: head) {
                 case .complete(let last):
                     let count = Int(last - head + 1)
-                    if needsKeyframe && !first.info.isKeyframe || count > handles.count {
-                        // Undecodable without the keyframe, or too big for the caller: drop.
+                    let frame = first.info.dependencyFrame
+                    let decodable = count <= handles.count
+                        ? updateDependencies { $0.admit(frame) }
+                        : updateDependencies { $0.notDecoded(frame); return false }
+                    if !decodable {
+                        // Undecodable (a reference is missing), or too big for the caller: drop.
                         release(through: last, into: nil, discard: discard)
                         statistics.framesDropped += 1
-                        markReferenceLost()
                         continue
                     }
                     let info = FrameInfo(firstSequence: first.info.sequence, packetCount: count,
@@ -234,21 +256,19 @@ public final class VideoJitterBuffer {
                                          firstArrivalNanoseconds: first.info.arrivalNanoseconds,
                                          lastArrivalNanoseconds: lastArrival(from: head, through: last))
                     release(through: last, into: handles, discard: discard)
-                    if info.isKeyframe { needsKeyframe = false }
                     statistics.framesReleased += 1
                     return info
                 case .incomplete:
-                    guard elapsed(since: first.info.arrivalNanoseconds, now: now) > currentWait else { return nil }
+                    guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now)) else { return nil }
                 }
             } else if first.state == .present {
                 // A frame's middle at the head: its start may still come (reordered).
-                guard elapsed(since: first.info.arrivalNanoseconds, now: now) > currentWait
-                else { return nil }
+                guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now)) else { return nil }
             } else if first.state == .missing {
-                guard elapsed(since: first.missingSince, now: now) > currentWait else { return nil }
+                guard mayGiveUpHead(waited: elapsed(since: first.missingSince, now: now)) else { return nil }
             }
             // The head frame is broken (its start is missing or late past the wait): skip to
-            // the next frame start; the frames after it need a keyframe.
+            // the next frame start; what that costs the frames after it depends on its layer.
             giveUpHeadFrame(discard: discard)
         }
         return nil
@@ -287,7 +307,7 @@ public final class VideoJitterBuffer {
     /// True when a keyframe request (PLI) should go out now: the decoder waits for a
     /// keyframe and none was asked for within `keyframeRequestInterval`.
     public func keyframeRequestDue(now: UInt64) -> Bool {
-        guard started, needsKeyframe,
+        guard started, dependencies.needsKeyframe,
               keyframeRequestImmediately || elapsed(since: lastKeyframeRequest, now: now) >= configuration.keyframeRequestIntervalNanoseconds
         else { return false }
         lastKeyframeRequest = now
@@ -308,7 +328,7 @@ public final class VideoJitterBuffer {
     public func reset(discard: (Int) -> Void) {
         discardAll(discard)
         started = false
-        needsKeyframe = true
+        dependencies.reset()
     }
 
     // MARK: - Internals
@@ -321,19 +341,26 @@ public final class VideoJitterBuffer {
     }
 
     /// One retransmission round trip: NACK → arrival. Asked once, the sample is exact;
-    /// asked more often it is ambiguous (Karn): from the first NACK when the retries came
-    /// sooner than the estimate (an estimate too short must be able to grow), else from
-    /// the last. The estimate is the largest of
+    /// asked more often it is ambiguous (Karn). Asked three times or more: from the first
+    /// NACK. Retries that fast mean the estimate is too short (a hole filled by a reordered
+    /// packet just after its NACK gives a tiny first sample), and measured from the last
+    /// NACK every sample is shorter than the retry spacing it came from, so the estimate
+    /// could never grow back (a 5 % loss + 100 ms test sat at 13-110 ms against a real
+    /// 200-240 ms and gave up frames before any retransmission could come); the last
+    /// NACK's answer would need two NACKs or answers lost in a row. Asked twice: from the
+    /// last (the first NACK or its answer lost), unless the retry came sooner than the
+    /// estimate. The estimate is the largest of
     /// the last `sampleWindow` samples: a hole filled by a reordered packet just after
     /// its NACK gives a short sample that is no round trip, and an average of those would
     /// make the wait too short for the real retransmissions. The wait then covers a NACK,
     /// one retry and its answer: nackDelay + retry interval + 1.25 × RTT (through a router,
     /// its own NACK and retry upstream come first), within
-    /// [maximumWait, maximumAdaptiveWait].
+    /// [maximumWait, maximumAdaptiveWait]; the base-layer wait one retry interval more,
+    /// within [that wait, maximumBaseLayerWait].
     private func sampleRetransmit(_ slot: Slot, arrival: UInt64) {
-        // Asked more than once: if the retries came faster than the estimate allows (it
-        // was too short), the first NACK's answer is the one that came; else the last's.
-        let fromFirst = slot.nacksSent > 1 && (smoothedRetransmit == 0 || slot.lastNack - slot.firstNack < smoothedRetransmit)
+        // Which NACK was answered: see above.
+        let fromFirst = slot.nacksSent > 2
+            || slot.nacksSent == 2 && (smoothedRetransmit == 0 || slot.lastNack - slot.firstNack < smoothedRetransmit)
         let sample = max(elapsed(since: fromFirst ? slot.firstNack : slot.lastNack, now: arrival), 1_000_000)
         recentSamples.0 = recentSamples.1; recentSamples.1 = recentSamples.2; recentSamples.2 = recentSamples.3
         recentSamples.3 = recentSamples.4; recentSamples.4 = recentSamples.5; recentSamples.5 = recentSamples.6
@@ -344,6 +371,35 @@ public final class VideoJitterBuffer {
         let wanted = configuration.nackDelayNanoseconds + retryInterval + smoothedRetransmit + smoothedRetransmit / 4
         currentWait = min(max(wanted, configuration.maximumWaitNanoseconds),
                           max(configuration.maximumAdaptiveWaitNanoseconds, configuration.maximumWaitNanoseconds))
+        // Giving up a base-layer frame costs a keyframe round (a PLI's trip, the keyframe's
+        // encode and its packets): a second retry is worth waiting for.
+        let wantedBase = wanted + retryInterval
+        baseLayerWait = min(max(wantedBase, currentWait), max(configuration.maximumBaseLayerWaitNanoseconds, currentWait))
+    }
+
+    /// Whether the head frame, incomplete for `waited`, may be given up: past the wait,
+    /// and past the base-layer wait when giving it up would cost a keyframe.
+    private func mayGiveUpHead(waited: UInt64) -> Bool {
+        guard waited > currentWait else { return false }
+        return waited > baseLayerWait || !headLossBreaksBaseLayer()
+    }
+
+    /// Whether giving up what lies before the next packet that arrived would break the
+    /// base layer: that packet's frame too when its start is missing (it is at the head,
+    /// or the hole before it may hold its start). O(hole).
+    private func headLossBreaksBaseLayer() -> Bool {
+        var e = head
+        while e < highest && slot(e).state != .present { e += 1 }
+        let next = slot(e)
+        guard next.state == .present else { return true }
+        let includingIt = e == head || !next.info.isFrameStart
+        if dependencies.needsKeyframe {
+            // Only a keyframe at stake is worth it (the rest is dropped anyway); without its
+            // first packet, any frame that may be one is.
+            let mayBeKeyframe = next.info.isFrameStart ? next.info.isKeyframe : (next.info.temporalLayer ?? 0) == 0
+            return includingIt && mayBeKeyframe
+        }
+        return dependencies.lossBreaksBaseLayer(upTo: next.info.dependencyFrame, includingIt: includingIt)
     }
 
     private enum Scan { case complete(last: Int64), incomplete }
@@ -359,7 +415,7 @@ public final class VideoJitterBuffer {
         hasReleased = false
         head = extended
         highest = extended
-        needsKeyframe = true
+        dependencies.reset()
         // The first request waits one interval: the stream usually starts with a keyframe.
         lastKeyframeRequest = now
     }
@@ -417,16 +473,57 @@ public final class VideoJitterBuffer {
             if s.state == .present && s.info.isFrameStart { break }
             next += 1
         }
+        updateDependencies { noteGivenUp(through: next - 1, in: &$0) }
         release(through: next - 1, into: nil, discard: discard)
         statistics.framesDropped += 1
-        markReferenceLost()
     }
 
-    /// The decoder lost a reference: wait for a keyframe, and ask at once if it had
-    /// one (at start the first request waits an interval: streams open with a keyframe).
+    /// Tells `dependencies` what the given-up packets head...last held: each frame with
+    /// a packet there is not decoded (any packet tells its layer), and a hole longer than
+    /// the packets its neighbours lack (a frame not ended before it: its marker; a frame
+    /// not started after it: its first packet) held whole frames. (PictureIDs cannot tell
+    /// more: a router counting the frames it forwards hides the ones it never got.)
+    private func noteGivenUp(through last: Int64, in dependencies: inout TemporalLayerDependencies) {
+        var lastTimestamp: UInt32?
+        // The frame before head left whole, or so we assume: that counts more holes as
+        // whole frames, the safe side.
+        var previousEnded = true
+        var hole = 0
+        var wholeFramesLost = false
+        var e = head
+        while e <= last {
+            let s = slot(e)
+            e += 1
+            guard s.state == .present else {
+                hole += 1
+                continue
+            }
+            if lastTimestamp != s.info.timestamp || s.info.isFrameStart {
+                dependencies.notDecoded(s.info.dependencyFrame)
+                if hole > (previousEnded ? 0 : 1) + (s.info.isFrameStart ? 0 : 1) { wholeFramesLost = true }
+            }
+            hole = 0
+            previousEnded = s.info.isFrameEnd
+            lastTimestamp = s.info.timestamp
+        }
+        // A hole at the end lies before the next frame start.
+        if hole > (previousEnded ? 0 : 1) { wholeFramesLost = true }
+        if wholeFramesLost { dependencies.framesLostWhole() }
+    }
+
+    /// Runs one step of the dependency rules; when it breaks the base layer, the
+    /// keyframe request goes out at once (at start the first request waits an interval:
+    /// streams open with a keyframe, and the base layer starts broken).
+    private func updateDependencies<R>(_ step: (inout TemporalLayerDependencies) -> R) -> R {
+        let wasWaiting = dependencies.needsKeyframe
+        let result = step(&dependencies)
+        if !wasWaiting && dependencies.needsKeyframe { keyframeRequestImmediately = true }
+        return result
+    }
+
+    /// The decoder lost a reference: wait for a keyframe, and ask at once if it had one.
     private func markReferenceLost() {
-        if !needsKeyframe { keyframeRequestImmediately = true }
-        needsKeyframe = true
+        updateDependencies { $0.referenceLost() }
     }
 
     private func discardAll(_ discard: (Int) -> Void) {
