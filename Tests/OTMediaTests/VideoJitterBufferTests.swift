@@ -214,6 +214,36 @@ private final class Harness {
     }
 }
 
+/// While a keyframe is awaited, a complete one behind a broken head is decoded at once,
+/// not after the head's wait: the frames before it could not be decoded anyway.
+@Suite struct VideoJitterBufferKeyframeJumpTests {
+    let ms: UInt64 = 1_000_000
+
+    @Test func aBufferedKeyframeIsTakenAtOnceWhileOneIsAwaited() {
+        let h = Harness(), s = Stream(packetsPerFrame: 2, keyframeEvery: 3)
+        for n in 0..<2 { h.insert(s.packet(n, arrival: 0), n) }
+        h.drain(now: 0)
+        h.buffer.decoderLostReference()
+        // Frame 1 lost its second packet, frame 2 lost everything, keyframe 3 is whole.
+        h.insert(s.packet(2, arrival: 33 * ms), 2)
+        for n in 6..<8 { h.insert(s.packet(n, arrival: 40 * ms), n) }
+        h.drain(now: 41 * ms)
+        #expect(h.released.map(\.1) == [[0, 1], [6, 7]], "the keyframe leaves 8 ms after it arrived, not after a wait")
+        #expect(!h.buffer.isWaitingForKeyframe)
+        #expect(h.discarded == [2])
+    }
+
+    @Test func withoutAKeyframeAwaitedTheHeadStillGetsItsWait() {
+        let h = Harness(), s = Stream(packetsPerFrame: 2, keyframeEvery: 3)
+        for n in 0..<2 { h.insert(s.packet(n, arrival: 0), n) }
+        h.drain(now: 0)
+        h.insert(s.packet(2, arrival: 33 * ms), 2)
+        for n in 6..<8 { h.insert(s.packet(n, arrival: 40 * ms), n) }
+        h.drain(now: 41 * ms)
+        #expect(h.released.count == 1, "frame 1 may still be repaired: the keyframe waits behind it")
+    }
+}
+
 @Suite struct VideoJitterBufferDecoderFeedbackTests {
     @Test func aFrameTheDecoderRefusedMakesTheBufferWaitForAKeyframeAndAskAtOnce() {
         let h = Harness(), s = Stream(packetsPerFrame: 1, keyframeEvery: 5)

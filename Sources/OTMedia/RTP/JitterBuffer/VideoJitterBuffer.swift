@@ -259,19 +259,42 @@ public final class VideoJitterBuffer {
                     statistics.framesReleased += 1
                     return info
                 case .incomplete:
-                    guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now)) else { return nil }
+                    guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now))
+                          || keyframeWaitsBehindHead() else { return nil }
                 }
             } else if first.state == .present {
                 // A frame's middle at the head: its start may still come (reordered).
-                guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now)) else { return nil }
+                guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now))
+                      || keyframeWaitsBehindHead() else { return nil }
             } else if first.state == .missing {
-                guard mayGiveUpHead(waited: elapsed(since: first.missingSince, now: now)) else { return nil }
+                guard mayGiveUpHead(waited: elapsed(since: first.missingSince, now: now))
+                      || keyframeWaitsBehindHead() else { return nil }
             }
             // The head frame is broken (its start is missing or late past the wait): skip to
             // the next frame start; what that costs the frames after it depends on its layer.
             giveUpHeadFrame(discard: discard)
         }
         return nil
+    }
+
+    /// While the decoder waits for a keyframe, true when a complete one is already
+    /// buffered behind the head: nothing before it could be decoded, so the head is given
+    /// up at once instead of after its retransmissions' wait (up to the base-layer wait;
+    /// a sender that drops its stale frames on a PLI leaves holes right before the
+    /// keyframe it sends). Cost: O(packets buffered), only while a keyframe is awaited
+    /// and the head blocks.
+    private func keyframeWaitsBehindHead() -> Bool {
+        guard dependencies.needsKeyframe else { return false }
+        var e = head + 1
+        while e <= highest {
+            let s = slot(e)
+            if s.state == .present, s.extended == e, s.info.isFrameStart, s.info.isKeyframe,
+               case .complete = scanFrame(from: e) {
+                return true
+            }
+            e += 1
+        }
+        return false
     }
 
     /// Writes the sequence numbers to NACK now into `sequences` and returns how many:
