@@ -30,12 +30,18 @@ enum AdaptScenario: Scenario {
         private let value = Atomic<Int>(0)
         private let last = Atomic<UInt64>(0)
         private let gap = Atomic<UInt64>(0)
-        private let timestamps = Mutex<[UInt32]>([])
         private let lastTimestamp = Atomic<UInt32>(0)
-        /// Counts a decoded frame (its RTP timestamp noted) and the longest time since the one before.
+        private let windowStart = Atomic<UInt32>(0)
+        /// RTP ticks the counted window spans past its start; 0 while none is armed.
+        private let windowSpan = Atomic<UInt32>(0)
+        private let inWindow = Atomic<Int>(0)
+        /// Counts a decoded frame (and whether its RTP timestamp is in the armed window)
+        /// and the longest time since the one before. Atomics only: the decode thread is
+        /// the system measured.
         func add(rtpTimestamp: UInt32) {
-            timestamps.withLock { $0.append(rtpTimestamp) }
             lastTimestamp.store(rtpTimestamp, ordering: .relaxed)
+            let span = windowSpan.load(ordering: .acquiring)
+            if span > 0, rtpTimestamp &- windowStart.load(ordering: .relaxed) &- 1 < span { inWindow.add(1, ordering: .relaxed) }
             value.add(1, ordering: .relaxed)
             let now = DispatchTime.now().uptimeNanoseconds
             let previous = last.exchange(now, ordering: .relaxed)
@@ -52,11 +58,17 @@ enum AdaptScenario: Scenario {
         func resetGap() { gap.store(0, ordering: .relaxed) }
         /// The RTP timestamp of the last frame decoded.
         var latestTimestamp: UInt32 { lastTimestamp.load(ordering: .relaxed) }
-        /// Frames decoded, whenever, whose RTP timestamp is after `start` and at most
-        /// `span` ticks past it (wrapping arithmetic).
-        func decoded(after start: UInt32, span: UInt32) -> Int {
-            timestamps.withLock { list in list.reduce(0) { $0 + ($1 &- start &- 1 < span ? 1 : 0) } }
+        /// Starts counting frames decoded from now on whose RTP timestamp is after `start`
+        /// (every frame captured later: the window is left open until `closeWindow`).
+        func openWindow(after start: UInt32) {
+            windowStart.store(start, ordering: .relaxed)
+            windowSpan.store(UInt32.max / 2, ordering: .releasing)
         }
+        /// From now on only frames at most `span` ticks past the start count (those encoded
+        /// before the window closed and still on their way, not those after).
+        func closeWindow(span: UInt32) { windowSpan.store(max(span, 1), ordering: .releasing) }
+        /// Frames counted in the window, whenever they were decoded.
+        var decodedInWindow: Int { inWindow.load(ordering: .relaxed) }
     }
 
     /// One sample of the publisher's counters.
@@ -161,14 +173,14 @@ enum AdaptScenario: Scenario {
         let framesAtDrop = publisher.videoCounters.snapshot().frames
         // Frames captured from here on have RTP timestamps past the last one decoded (the
         // 2 Mbps link has no queue before the drop: decoding trails capture by a few ms).
-        let timestampAtDrop = decoded.latestTimestamp
+        decoded.openWindow(after: decoded.latestTimestamp)
         decoded.resetGap()
         let dropStart = Date()
         let fit = run(seconds: 15) { rate() <= Double(low) && Date().timeIntervalSince(dropStart) > 1 }
         if let fit { _ = run(seconds: 15 - fit) }
         let estimateDuring = publisher.bandwidthEstimate
         let encoded = publisher.videoCounters.snapshot().frames - framesAtDrop
-        let dropSpan = UInt32(Date().timeIntervalSince(dropStart) * 90_000)
+        decoded.closeWindow(span: UInt32(Date().timeIntervalSince(dropStart) * 90_000))
         let freeze = decoded.longestGapSeconds
         let pushedBack = publisher.videoFramesPushedBack
         log("adapt: fit under the cap after \(fit.map { String(format: "%.1f s", $0) } ?? "never"), estimate \(estimateDuring / 1000) kbps; lifting")
@@ -185,7 +197,7 @@ enum AdaptScenario: Scenario {
         }
         // Counted after the climb: frames encoded late in the drop were still in the
         // bottleneck's 300 ms queue when it ended; they count when they are decoded.
-        let decodedShare = Double(decoded.decoded(after: timestampAtDrop, span: dropSpan)) / Double(max(encoded, 1))
+        let decodedShare = Double(decoded.decodedInWindow) / Double(max(encoded, 1))
         let transport = publisher.transportCounters.snapshot()
         log("adapt: climbed back after \(climb.map { String(format: "%.1f s", $0) } ?? "never (30 s)"), estimate \(publisher.bandwidthEstimate / 1000) kbps")
 

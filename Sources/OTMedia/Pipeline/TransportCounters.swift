@@ -47,7 +47,7 @@ public final class TransportCounters: Sendable {
         public var retransmissionsSkipped: UInt64
         /// Queued video packets dropped because their receiver asked for a keyframe while
         /// they would have left late (sender; `PublisherTransport.keyframeRequested`).
-        public var staleVideoDropped: UInt64 = 0
+        public var staleVideoDropped: UInt64
     }
 
     let estimate = Atomic<UInt64>(0)
