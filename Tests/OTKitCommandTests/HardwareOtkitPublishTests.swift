@@ -77,7 +77,7 @@ struct HardwareOtkitPublishTests {
         print("HardwareOtkitPublish: decoded \(decoded) of \(sent) frames sent while subscribed (\(framesBeforeSubscribing) before), " +
               "audio \(formatted(audioBefore)) packets/s before the camera loss, \(formatted(audioInGap)) after")
         #expect(decodedPercent >= 95,
-                "decoded \(decoded) of the \(sent) frames taken from vivid while subscribed (\(framesBeforeSubscribing) before): \(subscriber.stdout.suffix(5000))")
+                "decoded \(decoded) of the \(sent) frames taken from vivid while subscribed (\(framesBeforeSubscribing) before); subscriber: \(subscriber.stdout.suffix(6000)) publisher: \(publisher.stdout.suffix(4000))")
     }
 
     /// A whole-number field of the last `name` event the process printed (0 when absent).
