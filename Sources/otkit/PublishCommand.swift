@@ -34,6 +34,9 @@ enum PublishCommand {
           --resolution WxH    camera capture size (default 640x480; files keep theirs)
           --fps N             camera/test-pattern frame rate, 1-60 (default 30)
           --name NAME         the stream's name (default: the source)
+          --no-video-fallback subscribers keep this stream's video when their link looks
+                              too slow for it (OpenTok's subscriberAudioFallbackEnabled =
+                              false); layers still adapt
           --log-format F      json: one JSON object per line; text: a live status line.
                               Default: text on a terminal, json otherwise (pipes, journald)
 
@@ -41,7 +44,7 @@ enum PublishCommand {
         unopenable device), 2 usage error
         """
 
-    static let flagNames: Set<String> = ["test-pattern", "tone", "no-audio", "help"]
+    static let flagNames: Set<String> = ["test-pattern", "tone", "no-audio", "no-video-fallback", "help"]
     static let valuedNames: Set<String> = SessionOptions.valued.union(["camera", "file", "mic", "resolution", "fps", "name", "log-format"])
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
@@ -84,7 +87,8 @@ enum PublishCommand {
                 throw CommandError(fatal)
             }
             if observer.snapshot().connected {
-                let publisher = makePublisher(capture: capture, audio: device != nil, name: name, observer: observer)
+                let publisher = makePublisher(capture: capture, audio: device != nil, name: name,
+                                              videoFallback: !args.flags.contains("no-video-fallback"), observer: observer)
                 do { try session.publish(publisher) } catch { reporter.event("publisher_error", "cannot publish: \(error.message)") }
                 let outcome = monitor(session: session, publisher: publisher, capture: capture, device: device, observer: observer)
                 if outcome == .stopped {
@@ -178,9 +182,11 @@ enum PublishCommand {
         }
     }
 
-    private static func makePublisher(capture: SourceCapture, audio: Bool, name: String, observer: PublishObserver) -> OTPublisherKit {
+    private static func makePublisher(capture: SourceCapture, audio: Bool, name: String, videoFallback: Bool,
+                                      observer: PublishObserver) -> OTPublisherKit {
         let settings = OTPublisherKitSettings()
         settings.name = name
+        if !videoFallback { settings.subscriberAudioFallbackEnabled = false }
         settings.videoCapture = capture
         settings.audioTrack = audio
         let publisher = OTPublisherKit(delegate: observer, settings: settings)
