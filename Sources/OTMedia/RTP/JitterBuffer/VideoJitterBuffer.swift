@@ -1,11 +1,14 @@
 /// Orders a video stream's RTP packets, finds complete frames, asks for what is missing
-/// (NACK) and for a keyframe (PLI) when a frame cannot be completed, and never holds an
-/// incomplete frame longer than its wait: `maximumWait` until a retransmission round trip
+/// (NACK) and for a keyframe (PLI) when a frame cannot be completed, and never holds a
+/// frame that lost a packet longer than its wait: `maximumWait` until a retransmission round trip
 /// has been measured (NACK → retransmitted packet, the largest of the last 8), then long
 /// enough for a NACK, one retry and its answer (2.25 × that round trip + 15 ms), at most
 /// `maximumAdaptiveWait`; a frame whose loss would cost a keyframe (see below) waits for
 /// a second retry too (3.25 × the round trip + 25 ms), at most `maximumBaseLayerWait`.
-/// Retries of a NACK follow the same round trip.
+/// Retries of a NACK follow the same round trip. A frame still arriving (no hole, no end
+/// yet: a keyframe paced over a slow link) is no loss: it waits while its packets keep
+/// coming, up to `maximumBaseLayerWait` after the last one, and meanwhile no other
+/// keyframe is asked for.
 ///
 /// A frame that cannot be decoded is dropped. Which ones follow from the VP8 temporal
 /// layer fields (`TemporalLayerDependencies`): a lost upper-layer frame costs only the
@@ -258,6 +261,11 @@ public final class VideoJitterBuffer {
                     release(through: last, into: handles, discard: discard)
                     statistics.framesReleased += 1
                     return info
+                case .arriving(let lastArrival):
+                    // Nothing says a packet is lost: it goes on arriving (a keyframe paced
+                    // over a slow link takes longer than any wait; giving it up asks for
+                    // another, paced the same way). Only a stream gone quiet mid-frame ends it.
+                    guard elapsed(since: lastArrival, now: now) > configuration.maximumBaseLayerWaitNanoseconds else { return nil }
                 case .incomplete:
                     guard mayGiveUpHead(waited: elapsed(since: first.info.arrivalNanoseconds, now: now))
                           || keyframeWaitsBehindHead() else { return nil }
@@ -290,6 +298,22 @@ public final class VideoJitterBuffer {
             let s = slot(e)
             if s.state == .present, s.extended == e, s.info.isFrameStart, s.info.isKeyframe,
                case .complete = scanFrame(from: e) {
+                return true
+            }
+            e += 1
+        }
+        return false
+    }
+
+    /// True when a keyframe's packets are coming in without a hole so far: asking for
+    /// another while a slow link paces this one would only add a second keyframe to the
+    /// queue. Cost: O(packets buffered), only while a keyframe is awaited.
+    private func keyframeArriving() -> Bool {
+        var e = head
+        while e <= highest {
+            let s = slot(e)
+            if s.state == .present, s.extended == e, s.info.isFrameStart, s.info.isKeyframe,
+               case .arriving = scanFrame(from: e) {
                 return true
             }
             e += 1
@@ -331,7 +355,8 @@ public final class VideoJitterBuffer {
     /// keyframe and none was asked for within `keyframeRequestInterval`.
     public func keyframeRequestDue(now: UInt64) -> Bool {
         guard started, dependencies.needsKeyframe,
-              keyframeRequestImmediately || elapsed(since: lastKeyframeRequest, now: now) >= configuration.keyframeRequestIntervalNanoseconds
+              keyframeRequestImmediately || elapsed(since: lastKeyframeRequest, now: now) >= configuration.keyframeRequestIntervalNanoseconds,
+              !keyframeArriving()
         else { return false }
         lastKeyframeRequest = now
         keyframeRequestImmediately = false
@@ -425,7 +450,10 @@ public final class VideoJitterBuffer {
         return dependencies.lossBreaksBaseLayer(upTo: next.info.dependencyFrame, includingIt: includingIt)
     }
 
-    private enum Scan { case complete(last: Int64), incomplete }
+    /// What `scanFrame` found: the frame whole (through `last`); still arriving (every
+    /// packet from its start to the newest one present, no end yet, the newest arrived at
+    /// `lastArrival`); or missing a packet.
+    private enum Scan { case complete(last: Int64), arriving(lastArrival: UInt64), incomplete }
 
     /// Time since `moment`, 0 if `now` is earlier (a caller's clock read before an
     /// arrival stamp must not look like an eternity).
@@ -459,13 +487,15 @@ public final class VideoJitterBuffer {
     private func scanFrame(from start: Int64) -> Scan {
         let timestamp = slot(start).info.timestamp
         var e = start
+        var lastArrival: UInt64 = 0
         while e <= highest {
             let s = slot(e)
             guard s.state == .present, s.extended == e, s.info.timestamp == timestamp else { return .incomplete }
             if s.info.isFrameEnd { return .complete(last: e) }
+            lastArrival = max(lastArrival, s.info.arrivalNanoseconds)
             e += 1
         }
-        return .incomplete
+        return .arriving(lastArrival: lastArrival)
     }
 
     private func lastArrival(from start: Int64, through last: Int64) -> UInt64 {
