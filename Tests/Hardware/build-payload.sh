@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# build-payload.sh BUNDLE FILTER OUT.cpio
+# build-payload.sh BUNDLE FILTER OUT.cpio [OTKIT]
 #
 # The per-run cpio appended after the base initramfs: the SwiftPM test bundle and every
 # shared library it loads, at the same absolute paths as on the host (the bundle's
 # RUNPATH points into the toolchain, e.g. /opt/swift/usr/lib/swift/linux), plus
 # /payload/run.sh, which /init runs. Rebuilt on every run: the bundle changes each build.
+# OTKIT, when given, is an `otkit` executable (run-vm-tests.sh passes a release build)
+# that the command tests run instead of the debug one beside the bundle.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -15,6 +17,8 @@ bundle=${1:?usage: build-payload.sh BUNDLE FILTER OUT.cpio}
 filter=${2:?usage: build-payload.sh BUNDLE FILTER OUT.cpio}
 out=${3:?usage: build-payload.sh BUNDLE FILTER OUT.cpio}
 bundle=$(readlink -f "$bundle")
+command=${4:-}
+[[ -z $command ]] || command=$(readlink -f "$command")
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/otkit-payload.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -32,6 +36,7 @@ fi
 # The `otkit` command next to the bundle: the command tests run it as a subprocess
 # (OTKitCommandTests finds it beside the bundle, so it keeps its host path here too).
 [[ -x "$(dirname "$bundle")/otkit" ]] && extras+=("$(readlink -f "$(dirname "$bundle")/otkit")")
+[[ -n $command ]] && extras+=("$command")
 # libsrtp2 is built on NSS, which dlopens its crypto modules (softokn, freebl) at run
 # time: ldd cannot see them, and without them every SRTP session (AES-GCM) fails in the
 # guest. Their .chk files sit beside them.
@@ -62,8 +67,8 @@ cd /tmp
 # backtracer would otherwise wait 30 s for a key press.
 export OTKIT_HARDWARE_TESTS=1 HOME=/root NO_COLOR=1 TERM=dumb
 export SWIFT_BACKTRACE=enable=yes,interactive=no,color=no
-# --no-parallel: the suites share one /dev/video0 and one loopback card, and the guest
-# has a single CPU anyway.
+${command:+export OTKIT_COMMAND=$command}
+# --no-parallel: the suites share one /dev/video0 and one loopback card.
 "$bundle" --testing-library swift-testing --no-parallel \\
     --filter "\$(cat /payload/filter)" --xunit-output /tmp/xunit.xml
 rc=\$?
