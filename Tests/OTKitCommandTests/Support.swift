@@ -43,12 +43,13 @@ final class BackgroundProcess: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` every 100 ms for up to `seconds`; true once it holds.
-func poll(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+/// Polls `condition` every `interval` seconds (default 100 ms) for up to `seconds`; true
+/// once it holds.
+func poll(_ seconds: Double, every interval: Double = 0.1, _ condition: () -> Bool) -> Bool {
     let end = Date().addingTimeInterval(seconds)
     while Date() < end {
         if condition() { return true }
-        usleep(100_000)
+        usleep(UInt32(interval * 1_000_000))
     }
     return condition()
 }
