@@ -7,12 +7,16 @@ import Testing
 
 /// A real publisher pipeline for the SFU adaptation tests: the test pattern at a chosen
 /// size with VP8 temporal layers, optionally audio, optionally under another SSRC (one
-/// encoding of a simulcast stream sent by its own pipeline).
+/// encoding of a simulcast stream sent by its own pipeline). `holdsRate`: the encoder keeps
+/// its size and bitrate and the pacer never goes under 2 Mbps, for tests of the router's
+/// legs alone (on a loaded machine the publisher's own estimate fell to 56 kbps once and
+/// starved every leg).
 final class LayeredPublisher: @unchecked Sendable {
     let pipeline: PublisherPipeline
 
     init(leg: WireMediaLeg, videoSSRC: UInt32? = nil, width: Int = 640, height: Int = 360, bitrateKbps: Int = 600,
-         temporalLayers: Int = 3, audio: Bool = true, keyframeInterval: Int = 3000, frameRate: Double = 30) throws {
+         temporalLayers: Int = 3, audio: Bool = true, keyframeInterval: Int = 3000, frameRate: Double = 30,
+         holdsRate: Bool = false) throws {
         var video = VP8EncoderSettings(width: width, height: height, frameRate: frameRate, bitrateKbps: bitrateKbps)
         video.maxKeyframeInterval = keyframeInterval
         video.temporalLayers = temporalLayers
@@ -23,6 +27,11 @@ final class LayeredPublisher: @unchecked Sendable {
         if audio { configuration.audioStream = .opus(ssrc: try #require(leg.audioSSRC)) }
         configuration.keys = try LegClient.keys(leg)
         configuration.localAddress = .ipv4Loopback()
+        if holdsRate {
+            configuration.adaptiveVideo = false
+            configuration.bandwidthEstimation = BandwidthEstimatorConfiguration(initialBitrate: 2_000_000, minBitrate: 2_000_000,
+                                                                               maxBitrate: 2_500_000)
+        }
         let source = try TestPatternSource(format: VideoFormat(width: width, height: height, frameRate: Int(frameRate)))
         let tone = audio ? try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms) : nil
         pipeline = try PublisherPipeline(configuration: configuration, videoSource: source, audioSource: tone)
