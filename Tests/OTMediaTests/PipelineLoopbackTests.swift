@@ -77,20 +77,24 @@ extension MediaPathTests {
         }
 
         @Test func twentyPercentLossKeepsTheStreamGoing() throws {
-            var run = LoopbackRun(frames: 150)
+            // 300 frames (10 s): over 150 the share swung with a loaded machine's timing
+            // around the cut's keyframe rounds (0.36 and 0.41 under two busy loops, in 1 of 8
+            // and 1 of 12 runs, the same before and after the jitter buffer's last change).
+            var run = LoopbackRun(frames: 300)
             run.forward = ImpairmentSettings(lossProbability: 0.20)
             run.reverse = ImpairmentSettings(lossProbability: 0.20)
             // A cut in the middle longer than the jitter buffer's longest wait for a
             // retransmission (600 ms): frames no retransmission can save, so the subscriber
             // must ask for a keyframe and the stream must come back with it. (500 ms was
             // sometimes bridged by NACKs once the wait followed the round trip.)
-            run.cutAfterFrames = 60
+            run.cutAfterFrames = 120
             run.cutMilliseconds = 1000
             let outcome = try run.run()
             let numbers = outcome.decoded.snapshot { $0.frameNumbers }
             // The stream keeps going: frames decode in the last second too, not only at the start.
             let lastSent = outcome.sent.last ?? 0
             #expect(numbers.contains { UInt64($0) + 30 >= lastSent }, "frames decoded near the end")
+            print("twentyPercentLoss: decoded share \(outcome.decodedShare)")
             #expect(outcome.decodedShare >= 0.5, "decoded \(outcome.decodedShare)")
             #expect(outcome.subscriberVideo.keyframeRequests > 0, "frames NACK could not save made the subscriber ask for keyframes")
             #expect(outcome.publisherVideo.keyframeRequests > 0, "and the requests reached the publisher")
