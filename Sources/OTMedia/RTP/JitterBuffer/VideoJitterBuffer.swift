@@ -293,27 +293,23 @@ public final class VideoJitterBuffer {
     /// and the head blocks.
     private func keyframeWaitsBehindHead() -> Bool {
         guard dependencies.needsKeyframe else { return false }
-        var e = head + 1
-        while e <= highest {
-            let s = slot(e)
-            if s.state == .present, s.extended == e, s.info.isFrameStart, s.info.isKeyframe,
-               case .complete = scanFrame(from: e) {
-                return true
-            }
-            e += 1
-        }
-        return false
+        return bufferedKeyframe(from: head + 1) { if case .complete = $0 { true } else { false } }
     }
 
     /// True when a keyframe's packets are coming in without a hole so far: asking for
     /// another while a slow link paces this one would only add a second keyframe to the
     /// queue. Cost: O(packets buffered), only while a keyframe is awaited.
     private func keyframeArriving() -> Bool {
-        var e = head
+        bufferedKeyframe(from: head) { if case .arriving = $0 { true } else { false } }
+    }
+
+    /// Whether a keyframe starts at or after `start` whose packets scan as `wanted`.
+    /// O(packets buffered).
+    private func bufferedKeyframe(from start: Int64, _ wanted: (Scan) -> Bool) -> Bool {
+        var e = start
         while e <= highest {
             let s = slot(e)
-            if s.state == .present, s.extended == e, s.info.isFrameStart, s.info.isKeyframe,
-               case .arriving = scanFrame(from: e) {
+            if s.state == .present, s.extended == e, s.info.isFrameStart, s.info.isKeyframe, wanted(scanFrame(from: e)) {
                 return true
             }
             e += 1
