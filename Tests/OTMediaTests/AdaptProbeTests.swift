@@ -96,6 +96,7 @@ import OTMedia
         var probes: Bool
         var limited = false
         var queue: UInt64 = 0
+        var pacerBits = 0
         var rate: Int? = nil
         var description: String { name }
     }
@@ -107,6 +108,15 @@ import OTMedia
         PeriodicCase(name: "over-use 3 s ago", estimate: 500_000, lastOveruse: 0, now: 3_000 * ms, probes: true),
         PeriodicCase(name: "standing queue of 80 ms", estimate: 500_000, lastOveruse: nil, now: 2_500 * ms, probes: false,
                      queue: 80 * ms),
+        // 125 kbit at 500 kbps: 250 ms of video waiting in the pacer (encoder pushback's limit).
+        PeriodicCase(name: "250 ms of media in the pacer", estimate: 500_000, lastOveruse: nil, now: 2_500 * ms,
+                     probes: false, pacerBits: 125_000),
+        PeriodicCase(name: "10 ms of media in the pacer", estimate: 500_000, lastOveruse: nil, now: 2_500 * ms,
+                     probes: true, pacerBits: 5_000),
+        PeriodicCase(name: "20 ms queued on the path and 20 ms in the pacer", estimate: 500_000, lastOveruse: nil,
+                     now: 2_500 * ms, probes: false, queue: 20 * ms, pacerBits: 10_000),
+        PeriodicCase(name: "at the maximum, limited, 250 ms in the pacer", estimate: 2_000_000, lastOveruse: nil,
+                     now: 5_000 * ms, probes: false, limited: true, pacerBits: 500_000),
         PeriodicCase(name: "at the maximum", estimate: 2_000_000, lastOveruse: nil, now: 5_000 * ms, probes: false),
         PeriodicCase(name: "at the maximum, application-limited", estimate: 2_000_000, lastOveruse: nil, now: 5_000 * ms,
                      probes: true, limited: true, rate: 2_000_000),
@@ -121,7 +131,8 @@ import OTMedia
         _ = controller.nextCluster(estimate: 500_000, lastOveruse: nil, now: 0)
         _ = controller.nextCluster(estimate: 500_000, lastOveruse: nil, now: 0)
         let request = controller.nextCluster(estimate: c.estimate, lastOveruse: c.lastOveruse, applicationLimited: c.limited,
-                                             queueingDelayNanoseconds: c.queue, now: c.now)
+                                             queueingDelayNanoseconds: c.queue, pacerQueuedBits: c.pacerBits,
+                                             now: c.now)
         #expect((request != nil) == c.probes, "\(String(describing: request))")
         if let request { #expect(request.bitrate == (c.rate ?? min(2 * c.estimate, 2_500_000))) }
     }

@@ -518,7 +518,8 @@ final class PublisherTransport {
         }
         guard let request = probeController.nextCluster(estimate: estimate, lastOveruse: lastOveruse,
                                                         applicationLimited: applicationLimited,
-                                                        queueingDelayNanoseconds: queue, now: now) else { return }
+                                                        queueingDelayNanoseconds: queue,
+                                                        pacerQueuedBits: pacer.queuedBytes * 8, now: now) else { return }
         cluster = (request, nil, 0, 0, 0)
         pacer.setPaddingRate(UInt64(request.bitrate), now: now)
         pipeline.transportCounters.paddingRate.store(UInt64(request.bitrate), ordering: .relaxed)

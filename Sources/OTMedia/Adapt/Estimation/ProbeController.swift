@@ -31,7 +31,9 @@ public struct ProbeClusterRequest: Sendable, Equatable {
 ///   next cluster at ``Configuration/multiplier`` (2×) the new estimate.
 /// - **Periodic** (the cap may have lifted, or the sender is application-limited): while the
 ///   estimate is under the maximum, no over-use was seen for ``Configuration/quietNanoseconds``
-///   (2 s) and the standing queue is short, a cluster at 2× the estimate every ``Configuration/intervalNanoseconds`` (2 s).
+///   (2 s) and the queue in front of the path is short (the path's standing queue plus the
+///   media waiting in the sender's pacer, at the estimate), a cluster at 2× the estimate every
+///   ``Configuration/intervalNanoseconds`` (2 s).
 /// - **At the maximum while application-limited**: a cluster at the estimate every interval
 ///   (quiet periods only), so a cap that appears while the media does not fill the estimate
 ///   still shows up as delay and loss.
@@ -66,9 +68,15 @@ public struct ProbeController: Sendable {
         public var minPackets: Int = 10
         /// A cluster in flight stops blocking the next after this long, nanoseconds (1 s).
         public var resultTimeoutNanoseconds: UInt64 = 1_000_000_000
-        /// No periodic probe while the standing queue is above this, nanoseconds (30 ms): a
-        /// path with a queue is at its capacity, and a cluster at 2× would only overflow it
-        /// (measured: each such probe through a 500 kbps cap cost frames and a keyframe).
+        /// No periodic probe while the standing queue, plus the time the pacer's backlog takes
+        /// to leave at the estimate, is above this, nanoseconds (30 ms): a path with a queue
+        /// is at its capacity, and a cluster at 2× would only overflow it (measured: each such
+        /// probe through a 500 kbps cap cost frames and a keyframe). Media queued in the pacer
+        /// means the same from the sender's side: it is sending at the estimate, not short of
+        /// it, and a cluster would push that backlog into the bottleneck at 2× (otbench adapt:
+        /// with ~250 ms of video queued, one cluster overflowed the 500 kbps link's 300 ms
+        /// buffer, 19 packets and 7 frames lost; the clusters every 2-3 s through the drop
+        /// each ended in an over-use cut, and encoder pushback then skipped 130-230 frames).
         public var maxQueueingDelayNanoseconds: UInt64 = 30_000_000
         /// Highest probe rate as a multiple of `maxBitrate` (1.25: a cluster at the maximum
         /// measures at most the maximum, whose 0.9 would never reach it).
@@ -95,10 +103,12 @@ public struct ProbeController: Sendable {
     /// Called often (each send turn): the cluster to send now, if any. `estimate` is the
     /// current target (bits/s, 0 = none yet), `lastOveruse` when the estimator last saw
     /// over-use (nil: never), `applicationLimited` whether the media sends well under the
-    /// estimate, `queueingDelayNanoseconds` the estimator's standing queue (periodic probes
-    /// wait while it exceeds ``Configuration/maxQueueingDelayNanoseconds``). O(1).
+    /// estimate, `queueingDelayNanoseconds` the estimator's standing queue and `pacerQueuedBits`
+    /// the media waiting in the sender's pacer (periodic probes wait while the queue plus that
+    /// backlog's time at the estimate exceeds ``Configuration/maxQueueingDelayNanoseconds``). O(1).
     public mutating func nextCluster(estimate: Int, lastOveruse: UInt64?, applicationLimited: Bool = false,
-                                     queueingDelayNanoseconds: UInt64 = 0, now: UInt64) -> ProbeClusterRequest? {
+                                     queueingDelayNanoseconds: UInt64 = 0, pacerQueuedBits: Int = 0,
+                                     now: UInt64) -> ProbeClusterRequest? {
         guard estimate > 0 else { return nil }
         if !started {
             started = true
@@ -113,8 +123,9 @@ public struct ProbeController: Sendable {
             guard now > flight.since, now - flight.since > configuration.resultTimeoutNanoseconds else { return nil }
             inFlight = nil
         }
+        let backlog = UInt64(max(0, pacerQueuedBits)) * 1_000_000_000 / UInt64(estimate)
         let quiet = (lastOveruse.map { now > $0 && now - $0 >= configuration.quietNanoseconds } ?? true)
-            && queueingDelayNanoseconds <= configuration.maxQueueingDelayNanoseconds
+            && queueingDelayNanoseconds &+ backlog <= configuration.maxQueueingDelayNanoseconds
         guard estimate < configuration.maxBitrate else {
             continueAt = nil
             // At the maximum a sender that does not fill it never loads the path, so a cap
