@@ -363,13 +363,33 @@ struct AdaptDeltaRow: Equatable, CustomStringConvertible {
         (0.019, 1.05, .increase),
         (0.02, 1.0, .hold),
         (0.10, 1.0, .hold),
-        (0.11, 1 - 0.055, .decrease),
+        (0.11, 1.0, .decreasePending),
+        (0.19, 1.0, .decreasePending),
+        (0.2, 0.9, .decrease),
         (0.5, 0.75, .decrease),
         (1.0, 0.5, .decrease),
     ])
     func rules(loss: Double, factor: Double, action: LossBasedController.Action) {
         var controller = LossBasedController(initialBitrate: 1_000_000, configuration: .init(minBitrate: 10_000, maxBitrate: 10_000_000))
         #expect(controller.update(fractionLost: loss, now: 0) == action)
+        #expect(abs(controller.estimate - 1_000_000 * factor) < 1)
+    }
+
+    /// A moderate loss (10-20 %) cuts only when the report before was over 10 % too: one
+    /// binomial spike of 5 % random loss is not congestion; a second in a row is.
+    @Test(arguments: [
+        ([0.12, 0.12], [LossBasedController.Action.decreasePending, .decrease], 1 - 0.06),
+        ([0.12, 0.05, 0.12], [.decreasePending, .hold, .decreasePending], 1.0),
+        ([0.12, 0.0, 0.15], [.decreasePending, .increase, .decreasePending], 1.05),
+        ([0.12, 0.3], [.decreasePending, .decrease], 0.85),
+        ([0.3, 0.12], [.decrease, .decreaseSuppressed], 0.85),
+    ])
+    func moderateLossNeedsTwoReports(losses: [Double], actions: [LossBasedController.Action], factor: Double) {
+        var controller = LossBasedController(initialBitrate: 1_000_000, configuration: .init(minBitrate: 10_000, maxBitrate: 10_000_000))
+        controller.setRTT(nanoseconds: 100 * ms)   // 200 ms between cuts
+        for (index, loss) in losses.enumerated() {
+            #expect(controller.update(fractionLost: loss, now: UInt64(index) * 100 * ms) == actions[index], "report \(index)")
+        }
         #expect(abs(controller.estimate - 1_000_000 * factor) < 1)
     }
 
