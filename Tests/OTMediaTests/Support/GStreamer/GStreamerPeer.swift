@@ -40,6 +40,17 @@ final class GStreamerPeer: @unchecked Sendable {
         /// True for a clean exit: status 0, no signal, not killed.
         var succeeded: Bool { status == 0 && !signaled && ending != .killed }
 
+        /// True for a clean exit, or for a run that reached EOS by itself and began tearing
+        /// down (gst-launch printed "EOS received" and "Setting pipeline to NULL") before a
+        /// signal ended it. GStreamer 1.22's gst-launch receiver (rtpbin + srtpdec, RTCP on
+        /// port + 1) crashed with SIGSEGV in that teardown once in a clean-clone CI run,
+        /// after its frames were written; the frames are what the tests check.
+        var reachedEndOfStream: Bool {
+            if succeeded { return true }
+            return signaled && ending == .exited && standardOutput.contains("EOS received")
+                && standardOutput.contains("Setting pipeline to NULL")
+        }
+
         /// A short summary with the last lines of both logs, for test failure messages.
         var description: String {
             func tail(_ text: String) -> String { text.split(separator: "\n").suffix(12).joined(separator: "\n  ") }
