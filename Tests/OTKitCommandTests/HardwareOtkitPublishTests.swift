@@ -15,7 +15,9 @@ import Testing
 /// its time): the last line at or before the moment. The first frame decoded was captured
 /// up to a second earlier (startup), and the frames captured meanwhile are decoded after
 /// it, so they count as sent; linear between the lines left them out (217 decoded of 212
-/// "sent"). A CI run that counted from the
+/// "sent"). Frames counted before that line can still be decoded after it (a clean CI run
+/// decoded 214 of 211 with 3 before), so the share reads high by at most the frames
+/// before the line over those sent (1.4 % there); the message prints both. A CI run that counted from the
 /// subscriber's `stream` event had no publisher status line yet, so it counted the 1-2 s
 /// of frames sent before the subscription reached the router (194 of 206). The publisher
 /// runs with `--no-video-fallback`: this test is about the camera path, and when the
