@@ -59,8 +59,13 @@ public enum PythonSDK {
         return nil
     }
 
-    /// Whether a CI run is asking for every test to run (then a missing SDK is a failure, not a skip).
-    public static var requiredByCI: Bool { ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty } ?? false }
+    /// Whether the run demands the SDK (`TestRequirements.dependenciesRequired`: always under
+    /// scripts/test): then a missing SDK is a failure, not a skip.
+    public static var isRequired: Bool { TestRequirements.dependenciesRequired }
+
+    /// Whether the SDK's suites run at all: where it is installed, or where it is required
+    /// (there `run` throws `.unavailable` and the test fails with the reason).
+    public static var shouldRun: Bool { isReady || isRequired }
 
     /// Runs `script` (Python source) in the venv as `python -W ignore -c script arguments…`
     /// with `stdin`, and returns what it did whatever its exit status. Throws only when the

@@ -1,4 +1,5 @@
 import Foundation
+import OTTestSupport
 
 /// Whether this machine can run the GStreamer interop peers, and why not.
 ///
@@ -7,9 +8,9 @@ import Foundation
 /// confirm each element the pipeline builders use. Interop suites use
 /// `.enabled(if: GStreamerAvailability.shouldRun)` and then
 /// `try #require(GStreamerAvailability.isAvailable, ...)`: on a developer machine without
-/// GStreamer they are skipped with `reason`; where GStreamer is required (`CI` or
-/// `OTKIT_REQUIRE_GSTREAMER=1` in the environment; scripts/install-deps.sh installs it)
-/// a missing GStreamer fails the test instead of hiding it.
+/// GStreamer a bare `swift test` skips them with `reason`; where GStreamer is required
+/// (`TestRequirements.dependenciesRequired`: always under scripts/test, which installs it) a
+/// missing GStreamer fails the test instead of hiding it.
 enum GStreamerAvailability {
     /// Every element the builders in this folder may put in a pipeline.
     static let requiredElements: [String] = [
@@ -25,11 +26,8 @@ enum GStreamerAvailability {
     /// True when `gst-launch-1.0` and every required element are installed.
     static var isAvailable: Bool { reason == nil }
 
-    /// True when the environment demands the interop tests (CI, or OTKIT_REQUIRE_GSTREAMER=1).
-    static var isRequired: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return environment["OTKIT_REQUIRE_GSTREAMER"] == "1" || environment["CI"] != nil
-    }
+    /// True when the environment demands the interop tests (`TestRequirements`).
+    static var isRequired: Bool { TestRequirements.dependenciesRequired }
 
     /// Whether interop suites should run at all: where GStreamer is available or required.
     static var shouldRun: Bool { isAvailable || isRequired }
