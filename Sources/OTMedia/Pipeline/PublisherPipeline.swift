@@ -72,7 +72,9 @@ public final class PublisherPipeline: Sendable {
     private let threads = Mutex<[LoopThread]>([])
     private let feedback = Mutex<PipelineThread?>(nil)
     private let errors = Mutex<[MediaError]>([])
-    private let frameHook = Mutex<(@Sendable (_ sequence: UInt64, _ captureNanoseconds: UInt64) -> Void)?>(nil)
+    /// The hook sits in a class box: taking a bare closure out of the generic `Mutex`
+    /// reabstracts it, which allocated 4 times per frame on the capture thread.
+    private let frameHook = Mutex<FrameHook?>(nil)
     /// Lets the capture thread skip `frameHook`'s lock on every frame when no hook is set.
     private let hasFrameHook = Atomic<Bool>(false)
 
@@ -113,7 +115,8 @@ public final class PublisherPipeline: Sendable {
     /// Called on the video capture thread for every frame handed to the encoder, with
     /// the source's sequence number and capture time (for latency measurements).
     public func onFrameCaptured(_ hook: (@Sendable (_ sequence: UInt64, _ captureNanoseconds: UInt64) -> Void)?) {
-        frameHook.withLock { $0 = hook }
+        let box = hook.map(FrameHook.init)
+        frameHook.withLock { $0 = box }
         hasFrameHook.store(hook != nil, ordering: .releasing)
     }
 
@@ -212,7 +215,15 @@ public final class PublisherPipeline: Sendable {
     func record(_ error: MediaError) { errors.withLock { if $0.count < 16 { $0.append(error) } } }
 
     func frameCaptured(_ frame: VideoFrame) {
-        guard hasFrameHook.load(ordering: .acquiring), let hook = frameHook.withLock({ $0 }) else { return }
-        hook(frame.sequence, frame.timestampNanoseconds)
+        guard hasFrameHook.load(ordering: .acquiring), let box = frameHook.withLock({ $0 }) else { return }
+        box.call(frame.sequence, frame.timestampNanoseconds)
     }
+}
+
+/// The frame hook of `PublisherPipeline.onFrameCaptured`, boxed so the capture thread
+/// takes a reference out of its lock (no reabstraction, no allocation per frame).
+private final class FrameHook: Sendable {
+    /// The app's hook.
+    let call: @Sendable (_ sequence: UInt64, _ captureNanoseconds: UInt64) -> Void
+    init(_ call: @escaping @Sendable (_ sequence: UInt64, _ captureNanoseconds: UInt64) -> Void) { self.call = call }
 }
