@@ -10,10 +10,12 @@ import OTMedia
 /// the whole `gst-launch-1.0` process (`wait4` rusage, user + system) divided by the
 /// frames; OTKit's is the process CPU (minus the sink's drain thread) from before the
 /// `PublisherPipeline` is created until after it has stopped, divided by the frames:
-/// both include their set-up and tear-down. Nothing is subtracted from GStreamer; its
-/// bare process start-up (`fakesrc num-buffers=1 ! fakesink`) and the cost of its source
-/// (`filesrc ! rawvideoparse ! fakesink`, which OTKit's in-memory source does not pay)
-/// are measured and reported as rows of their own. Runs alternate, medians.
+/// both include their set-up and tear-down. The verdict subtracts from GStreamer's figure
+/// what OTKit's does not pay, measured in the same run: its bare process start-up
+/// (`fakesrc num-buffers=1 ! fakesink`, per launch, spread over the frames) and its source
+/// (`filesrc ! rawvideoparse ! fakesink`, per frame; OTKit's source is in memory). Both are
+/// also reported as rows of their own, and the unsubtracted ratio as information. Runs
+/// alternate, medians.
 struct GStreamerComparison {
     let publisher: PublisherPipelineComparison
     /// Frames per run on both sides (enough that start-up is a small share).
@@ -91,6 +93,7 @@ struct GStreamerComparison {
         _ = try gst(sourceOnly)
 
         var otkitMs: [Double] = [], gstMs: [Double] = [], startupMs: [Double] = [], sourceMs: [Double] = []
+        var gstNetMs: [Double] = []
         let perFrame = { (ns: UInt64) in Double(ns) / 1e6 / Double(Self.frames) }
         for run in 0..<runs {
             var o = 0.0, g = 0.0
@@ -115,15 +118,20 @@ struct GStreamerComparison {
             otkitMs.append(o); gstMs.append(g)
             startupMs.append(Double(try gst(startup)) / 1e6)
             sourceMs.append(perFrame(try gst(sourceOnly)))
+            let net = g - startupMs.last! / Double(Self.frames) - sourceMs.last!
+            gstNetMs.append(net)
             log("  \(label) vs GStreamer run \(run + 1)/\(runs): OTKit \(TableReport.format(o)) ms/frame, "
-                + "GStreamer \(TableReport.format(g)) ms/frame, ratio \(TableReport.format(o / g)); "
+                + "GStreamer \(TableReport.format(g)) ms/frame (\(TableReport.format(net)) without start-up and source), "
+                + "ratio \(TableReport.format(o / net)); "
                 + "gst start-up \(TableReport.format(startupMs.last!)) ms, source \(TableReport.format(sourceMs.last!)) ms/frame")
         }
-        var row = BenchResult.compared("\(label) pipeline CPU vs GStreamer", value: median(otkitMs), unit: "ms/frame",
-                                       baseline: median(gstMs), goal: 1.0)
+        var row = BenchResult.compared("\(label) pipeline CPU vs GStreamer (its start-up and filesrc subtracted)",
+                                       value: median(otkitMs), unit: "ms/frame", baseline: median(gstNetMs), goal: 1.0)
         row.pass = row.ratio.map { $0 < 1.0 } ?? false
         return [
             row,
+            .info("\(label) pipeline CPU vs GStreamer, whole processes", value: median(otkitMs), unit: "ms/frame",
+                  baseline: median(gstMs)),
             .info("gstreamer start-up (fakesrc ! fakesink)", value: median(startupMs), unit: "ms CPU/process"),
             .info("gstreamer filesrc ! rawvideoparse alone", value: median(sourceMs), unit: "ms/frame"),
         ]
