@@ -163,6 +163,14 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     /// Sent video packets (SRTP-protected, as sent) by sequence number modulo the capacity.
     var history: [PacketBuffer?]
     var historySentAt: [UInt64]
+    /// Which NACKed packets may be resent now: once per round trip, within the leg's
+    /// budget (forwarding thread only).
+    var resendGuard = LegResendGuard(slots: SubscriberLeg.historyCapacity)
+    /// The last sender report forwarded to this leg per kind: its NTP middle 32 bits and
+    /// when it went (monotonic ns), to measure the leg's round trip from the LSR/DLSR of
+    /// the client's receiver reports (RFC 3550 6.4.1).
+    var videoReportSent: (middle32: UInt32, sentAt: UInt64) = (0, 0)
+    var audioReportSent: (middle32: UInt32, sentAt: UInt64) = (0, 0)
     /// Latest receiver-report figures for this leg, read by the control plane.
     let reportedLost = Atomic<Int64>(0)
     let reportedJitterMicroseconds = Atomic<UInt64>(0)
@@ -201,19 +209,24 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
                        audioSSRC: carriesAudio ? audioSSRC : nil, videoSSRC: carriesVideo ? videoSSRC : nil)
     }
 
+    /// The history slot of a sequence number.
+    @inline(__always)
+    static func slot(of sequence: UInt16) -> Int { Int(sequence) % historyCapacity }
+
     /// Keeps a sent video packet for NACKs, giving back the one it replaces. O(1).
     @inline(__always)
     func remember(_ buffer: PacketBuffer, sequence: UInt16, now: UInt64) {
-        let slot = Int(sequence) % Self.historyCapacity
+        let slot = Self.slot(of: sequence)
         if let old = history[slot] { pool.release(old) }
         history[slot] = buffer
         historySentAt[slot] = now
+        resendGuard.forget(slot: slot)
     }
 
     /// The kept packet with `sequence`, if it is still there and young enough.
     @inline(__always)
     func kept(_ sequence: UInt16, now: UInt64) -> PacketBuffer? {
-        let slot = Int(sequence) % Self.historyCapacity
+        let slot = Self.slot(of: sequence)
         guard let buffer = history[slot], now &- historySentAt[slot] <= Self.historyAgeNanoseconds,
               buffer.length >= 12, WireBytes.be16(buffer.bytes.baseAddress!, 2) == sequence else { return nil }
         return buffer
