@@ -11,7 +11,8 @@ import OTMedia
 /// per 64 packets). Force-muted audio is dropped and counted before any copy. Sender
 /// reports are re-sent to every leg under the leg's SSRCs (lip sync downstream).
 ///
-/// Subscriber datagrams (RTCP only): unprotect, learn the address, then NACK → resend from the leg's history (the exact bytes sent, so SRTP never
+/// Subscriber datagrams (RTCP only): unprotect, learn the address (`LegAddressGuard`),
+/// then NACK → resend from the leg's history (the exact bytes sent, so SRTP never
 /// protects an index twice) once per round trip and within the leg's budget
 /// (`LegResendGuard`),
 /// PLI/FIR → a PLI to the publisher (at most one per `keyframeInterval`), RR → loss and
@@ -119,13 +120,13 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             guard let length = try? publisher.receiver.unprotect(buffer.writableBytes, length: received),
                   length >= 12 else { return bad() }
             buffer.setLength(length)
-            if publisher.learn(buffer.peer), !publisher.videoSeen { group.requestKeyframe() }
+            if publisher.learn(buffer.peer, now: now, counters: counters), !publisher.videoSeen { group.requestKeyframe() }
             GroupCounters.bump(counters.packetsIn)
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
             forwardRTP(buffer, now: now)
         case .rtcp:
             guard let length = try? publisher.receiver.unprotectRTCP(buffer.writableBytes, length: received) else { return bad() }
-            _ = publisher.learn(buffer.peer)
+            _ = publisher.learn(buffer.peer, now: now, counters: counters)
             GroupCounters.bump(counters.packetsIn)
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
             fromPublisherRTCP(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length]), now: now)
@@ -321,7 +322,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
               let length = try? leg.receiver.unprotectRTCP(buffer.writableBytes, length: buffer.length) else { return bad() }
         GroupCounters.bump(counters.packetsIn)
         GroupCounters.bump(counters.bytesIn, by: UInt64(buffer.length))
-        if leg.learn(buffer.peer), leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) {
+        if leg.learn(buffer.peer, now: now, counters: counters), leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) {
             // A newly heard subscriber (or one back on a new path) starts with a keyframe.
             group.requestKeyframe(encoding: leg.route.spatial)
         }

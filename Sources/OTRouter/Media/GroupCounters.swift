@@ -14,6 +14,9 @@ final class GroupCounters: Sendable {
     /// NACKed packets not resent: the leg's resend budget was spent / resent within a round trip.
     let retransmissionsOverBudget = Atomic<UInt64>(0)
     let retransmissionsDuplicate = Atomic<UInt64>(0)
+    /// Leg address moves, and authenticated datagrams from a source still in probation.
+    let addressMoves = Atomic<UInt64>(0)
+    let addressDatagramsHeld = Atomic<UInt64>(0)
     let upstreamNACKs = Atomic<UInt64>(0)
     let upstreamRepaired = Atomic<UInt64>(0)
     let keyframeRequests = Atomic<UInt64>(0)
@@ -42,6 +45,8 @@ final class GroupCounters: Sendable {
         c.retransmissions = retransmissions.load(ordering: .relaxed)
         c.retransmissionsOverBudget = retransmissionsOverBudget.load(ordering: .relaxed)
         c.retransmissionsDuplicate = retransmissionsDuplicate.load(ordering: .relaxed)
+        c.addressMoves = addressMoves.load(ordering: .relaxed)
+        c.addressDatagramsHeld = addressDatagramsHeld.load(ordering: .relaxed)
         c.upstreamNACKs = upstreamNACKs.load(ordering: .relaxed)
         c.upstreamRepaired = upstreamRepaired.load(ordering: .relaxed)
         c.keyframeRequests = keyframeRequests.load(ordering: .relaxed)
@@ -68,6 +73,8 @@ extension ForwardingCounters {
         c.retransmissions = lhs.retransmissions + rhs.retransmissions
         c.retransmissionsOverBudget = lhs.retransmissionsOverBudget + rhs.retransmissionsOverBudget
         c.retransmissionsDuplicate = lhs.retransmissionsDuplicate + rhs.retransmissionsDuplicate
+        c.addressMoves = lhs.addressMoves + rhs.addressMoves
+        c.addressDatagramsHeld = lhs.addressDatagramsHeld + rhs.addressDatagramsHeld
         c.upstreamNACKs = lhs.upstreamNACKs + rhs.upstreamNACKs
         c.upstreamRepaired = lhs.upstreamRepaired + rhs.upstreamRepaired
         c.keyframeRequests = lhs.keyframeRequests + rhs.keyframeRequests

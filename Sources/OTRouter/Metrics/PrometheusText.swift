@@ -34,6 +34,11 @@ enum PrometheusText {
                "NACKed packets not resent, by reason: the leg's resend budget was spent, or resent within a round trip.",
                [("{reason=\"budget\"}", String(metrics.media.retransmissionsOverBudget)),
                 ("{reason=\"duplicate\"}", String(metrics.media.retransmissionsDuplicate))])
+        single("otkit_leg_address_moves_total", "counter", "Media legs moved to a new client address after its probation.",
+               metrics.media.addressMoves)
+        single("otkit_leg_address_held_packets_total", "counter",
+               "Authenticated datagrams from a new source address that did not move their leg (probation, rate limit).",
+               metrics.media.addressDatagramsHeld)
         var reasons = metrics.badTokens
         for reason in knownBadTokenReasons where reasons[reason] == nil { reasons[reason] = 0 }
         metric("otkit_bad_tokens_total", "counter", "Connection tokens refused, by reason.",
