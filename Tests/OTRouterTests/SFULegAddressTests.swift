@@ -57,7 +57,7 @@ import Testing
         let moveTook = movedAt.timeIntervalSince(rebound)
         #expect(moveTook >= 0.9, "not before the 1 s probation: \(moveTook) s")
         #expect(counters().addressMoves == 1)
-        Thread.sleep(forTimeInterval: 0.3)  // what was in flight to the old address lands
+        Thread.sleep(forTimeInterval: 1)  // what was in flight to the old address is counted
         let oldAfterMove = received(0)
         keepReporting(client, via: 1, seconds: 1)
         #expect(received(0) == oldAfterMove, "nothing more goes to the old address")

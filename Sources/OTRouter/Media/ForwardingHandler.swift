@@ -388,6 +388,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         let elapsed = now - note.sentAt
         guard elapsed >= held else { return }
         leg.resendGuard.noteRoundTrip(elapsed - held)
+        leg.status.roundTrip.store(leg.resendGuard.roundTrip, ordering: .relaxed)
     }
 
     private func take(_ block: ReportBlock, leg: SubscriberLeg, now: UInt64) {

@@ -29,6 +29,9 @@ public struct SubscriberLegStatus: Sendable, Equatable {
     public var retransmissionsOverBudget: UInt64 = 0
     /// NACKed packets not resent because they went again within the leg's round trip.
     public var retransmissionsDuplicate: UInt64 = 0
+    /// The leg's round trip as the router measured it from the client's receiver reports
+    /// (the resend dedup interval follows it), nanoseconds; 0 until measured.
+    public var roundTripNanoseconds: UInt64 = 0
 }
 
 /// The atomics a forwarding thread publishes a leg's adaptation through (relaxed stores a
@@ -47,6 +50,8 @@ final class LegStatusAtomics: Sendable {
     let resentBytes = Atomic<UInt64>(0)
     let resendsOverBudget = Atomic<UInt64>(0)
     let resendsDuplicate = Atomic<UInt64>(0)
+    /// The leg's measured round trip (ns; 0 = not yet), stored at each receiver report.
+    let roundTrip = Atomic<UInt64>(0)
 
     /// The figures as a value (each exact, two may straddle a packet).
     var snapshot: SubscriberLegStatus {
@@ -59,6 +64,7 @@ final class LegStatusAtomics: Sendable {
         status.retransmittedBytes = resentBytes.load(ordering: .relaxed)
         status.retransmissionsOverBudget = resendsOverBudget.load(ordering: .relaxed)
         status.retransmissionsDuplicate = resendsDuplicate.load(ordering: .relaxed)
+        status.roundTripNanoseconds = roundTrip.load(ordering: .relaxed)
         return status
     }
 }
