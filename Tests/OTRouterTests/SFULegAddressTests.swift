@@ -72,6 +72,12 @@ import Testing
         let secondTook = Date().timeIntervalSince(movedAt)
         #expect(secondTook >= 4.0, "the second move waited for the rate limit: \(secondTook) s after the first")
         #expect(counters().addressMoves == 2)
+        var metrics = RouterMetrics()
+        metrics.media = router.totals
+        let text = PrometheusText.render(metrics)
+        #expect(text.contains("otkit_leg_address_moves_total 2"), "/metrics counts the moves")
+        #expect(text.contains("otkit_leg_address_held_packets_total \(metrics.media.addressDatagramsHeld)"))
+        #expect(metrics.media.addressDatagramsHeld >= 3, "the spoofed datagram and the probations' datagrams")
         print("leg address: NAT rebinding followed after \(moveTook) s; second move \(secondTook) s after the first; "
               + "held datagrams \(counters().addressDatagramsHeld)")
         router.removePublisher(streamId: "s1")
