@@ -23,7 +23,7 @@ public final class Router: Sendable {
         if let media {
             forwarding = media
         } else {
-            do { forwarding = try MediaRouter(host: configuration.mediaHost) } catch {
+            do { forwarding = try MediaRouter(host: configuration.mediaHost, log: RouterLog(level: configuration.logLevel)) } catch {
                 throw RouterError("cannot start the media router on \(configuration.mediaHost): \(error)")
             }
         }

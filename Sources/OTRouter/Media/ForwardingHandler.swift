@@ -11,8 +11,10 @@ import OTMedia
 /// per 64 packets). Force-muted audio is dropped and counted before any copy. Sender
 /// reports are re-sent to every leg under the leg's SSRCs (lip sync downstream).
 ///
-/// Subscriber datagrams (RTCP only): unprotect, learn the address, then NACK → resend
-/// from the leg's history (the exact bytes sent, so SRTP never protects an index twice),
+/// Subscriber datagrams (RTCP only): unprotect, learn the address (`LegAddressGuard`),
+/// then NACK → resend from the leg's history (the exact bytes sent, so SRTP never
+/// protects an index twice) once per round trip and within the leg's budget
+/// (`LegResendGuard`),
 /// PLI/FIR → a PLI to the publisher (at most one per `keyframeInterval`), RR → loss and
 /// jitter for the counters.
 ///
@@ -118,13 +120,13 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             guard let length = try? publisher.receiver.unprotect(buffer.writableBytes, length: received),
                   length >= 12 else { return bad() }
             buffer.setLength(length)
-            if publisher.learn(buffer.peer), !publisher.videoSeen { group.requestKeyframe() }
+            if publisher.learn(buffer.peer, now: now, counters: counters), !publisher.videoSeen { group.requestKeyframe() }
             GroupCounters.bump(counters.packetsIn)
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
             forwardRTP(buffer, now: now)
         case .rtcp:
             guard let length = try? publisher.receiver.unprotectRTCP(buffer.writableBytes, length: received) else { return bad() }
-            _ = publisher.learn(buffer.peer)
+            _ = publisher.learn(buffer.peer, now: now, counters: counters)
             GroupCounters.bump(counters.packetsIn)
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
             fromPublisherRTCP(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length]), now: now)
@@ -302,6 +304,11 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                     try writer.append(rewritten)
                     try writer.append(SourceDescription(ssrc: ssrc, cname: leg.cname))
                 }) {
+                    if isVideo {
+                        leg.videoReportSent = (report.ntpTimestamp.middle32, now)
+                    } else {
+                        leg.audioReportSent = (report.ntpTimestamp.middle32, now)
+                    }
                     leg.outgoing.append(out)
                     if leg.outgoing.count >= Self.sendBatch { flush(leg, now: now) }
                 }
@@ -315,7 +322,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
               let length = try? leg.receiver.unprotectRTCP(buffer.writableBytes, length: buffer.length) else { return bad() }
         GroupCounters.bump(counters.packetsIn)
         GroupCounters.bump(counters.bytesIn, by: UInt64(buffer.length))
-        if leg.learn(buffer.peer), leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) {
+        if leg.learn(buffer.peer, now: now, counters: counters), leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) {
             // A newly heard subscriber (or one back on a new path) starts with a keyframe.
             group.requestKeyframe(encoding: leg.route.spatial)
         }
@@ -334,7 +341,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                 GroupCounters.bump(counters.transportFeedbacksIn)
             case .genericNACK(let nack) where nack.mediaSSRC == leg.videoSSRC:
                 for sequence in nack.lostSequenceNumbers {
-                    guard let kept = leg.kept(sequence, now: now), let address = leg.address else { continue }
+                    guard let kept = leg.kept(sequence, now: now), let address = leg.address,
+                          admitResend(kept, sequence: sequence, leg: leg, now: now) else { continue }
                     kept.peer = address
                     leg.resend.append(kept)
                     if leg.resend.count >= Self.sendBatch { flushResends(leg) }
@@ -350,7 +358,41 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         if packets.malformedCount > 0 { bad() }
     }
 
+    /// Whether a kept packet the leg NACKed goes out again (`LegResendGuard`: once per
+    /// round trip, within the leg's budget); refusals are counted by reason.
+    @inline(__always)
+    private func admitResend(_ kept: PacketBuffer, sequence: UInt16, leg: SubscriberLeg, now: UInt64) -> Bool {
+        switch leg.resendGuard.decide(slot: SubscriberLeg.slot(of: sequence), bytes: kept.length,
+                                      sentBitsPerSecond: leg.adaptation.sentRate, now: now) {
+        case .resend:
+            return true
+        case .duplicate:
+            GroupCounters.bump(counters.retransmissionsDuplicate)
+            GroupCounters.bump(leg.status.resendsDuplicate)
+            return false
+        case .overBudget:
+            GroupCounters.bump(counters.retransmissionsOverBudget)
+            GroupCounters.bump(leg.status.resendsOverBudget)
+            return false
+        }
+    }
+
+    /// The leg's round trip from a report block that answers the last sender report the
+    /// router forwarded to it: arrival − forwarded − DLSR (RFC 3550 6.4.1, on the router's
+    /// monotonic clock, since the forwarded SR carries the publisher's NTP time).
+    @inline(__always)
+    private func measureRoundTrip(_ block: ReportBlock, leg: SubscriberLeg, now: UInt64) {
+        let note = block.ssrc == leg.videoSSRC ? leg.videoReportSent : leg.audioReportSent
+        guard note.middle32 != 0, block.lastSenderReport == note.middle32, now >= note.sentAt else { return }
+        let held = RTCPRoundTrip.nanoseconds(fromCompact: block.delaySinceLastSenderReport)
+        let elapsed = now - note.sentAt
+        guard elapsed >= held else { return }
+        leg.resendGuard.noteRoundTrip(elapsed - held)
+        leg.status.roundTrip.store(leg.resendGuard.roundTrip, ordering: .relaxed)
+    }
+
     private func take(_ block: ReportBlock, leg: SubscriberLeg, now: UInt64) {
+        measureRoundTrip(block, leg: leg, now: now)
         let clockRate: UInt64 = block.ssrc == leg.videoSSRC ? 90_000 : 48_000
         if block.ssrc == leg.videoSSRC || !leg.hasVideo {
             leg.reportedLost.store(Int64(block.cumulativeLost), ordering: .relaxed)
@@ -395,6 +437,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         GroupCounters.bump(counters.retransmissions, by: UInt64(sent))
         GroupCounters.bump(counters.packetsOut, by: UInt64(sent))
         GroupCounters.bump(counters.bytesOut, by: bytes)
+        GroupCounters.bump(leg.status.resent, by: UInt64(sent))
+        GroupCounters.bump(leg.status.resentBytes, by: bytes)
         leg.resend.removeAll(keepingCapacity: true)
     }
 

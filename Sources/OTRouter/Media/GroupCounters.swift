@@ -11,6 +11,12 @@ final class GroupCounters: Sendable {
     let packetsDropped = Atomic<UInt64>(0)
     let badPackets = Atomic<UInt64>(0)
     let retransmissions = Atomic<UInt64>(0)
+    /// NACKed packets not resent: the leg's resend budget was spent / resent within a round trip.
+    let retransmissionsOverBudget = Atomic<UInt64>(0)
+    let retransmissionsDuplicate = Atomic<UInt64>(0)
+    /// Leg address moves, and authenticated datagrams from a source still in probation.
+    let addressMoves = Atomic<UInt64>(0)
+    let addressDatagramsHeld = Atomic<UInt64>(0)
     let upstreamNACKs = Atomic<UInt64>(0)
     let upstreamRepaired = Atomic<UInt64>(0)
     let keyframeRequests = Atomic<UInt64>(0)
@@ -37,6 +43,10 @@ final class GroupCounters: Sendable {
         c.packetsDropped = packetsDropped.load(ordering: .relaxed)
         c.badPackets = badPackets.load(ordering: .relaxed)
         c.retransmissions = retransmissions.load(ordering: .relaxed)
+        c.retransmissionsOverBudget = retransmissionsOverBudget.load(ordering: .relaxed)
+        c.retransmissionsDuplicate = retransmissionsDuplicate.load(ordering: .relaxed)
+        c.addressMoves = addressMoves.load(ordering: .relaxed)
+        c.addressDatagramsHeld = addressDatagramsHeld.load(ordering: .relaxed)
         c.upstreamNACKs = upstreamNACKs.load(ordering: .relaxed)
         c.upstreamRepaired = upstreamRepaired.load(ordering: .relaxed)
         c.keyframeRequests = keyframeRequests.load(ordering: .relaxed)
@@ -61,6 +71,10 @@ extension ForwardingCounters {
         c.packetsDropped = lhs.packetsDropped + rhs.packetsDropped
         c.badPackets = lhs.badPackets + rhs.badPackets
         c.retransmissions = lhs.retransmissions + rhs.retransmissions
+        c.retransmissionsOverBudget = lhs.retransmissionsOverBudget + rhs.retransmissionsOverBudget
+        c.retransmissionsDuplicate = lhs.retransmissionsDuplicate + rhs.retransmissionsDuplicate
+        c.addressMoves = lhs.addressMoves + rhs.addressMoves
+        c.addressDatagramsHeld = lhs.addressDatagramsHeld + rhs.addressDatagramsHeld
         c.upstreamNACKs = lhs.upstreamNACKs + rhs.upstreamNACKs
         c.upstreamRepaired = lhs.upstreamRepaired + rhs.upstreamRepaired
         c.keyframeRequests = lhs.keyframeRequests + rhs.keyframeRequests

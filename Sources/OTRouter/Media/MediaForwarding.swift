@@ -77,6 +77,16 @@ public struct ForwardingCounters: Sendable, Equatable {
     public var badPackets: UInt64 = 0
     /// NACKed packets the router resent from its own history.
     public var retransmissions: UInt64 = 0
+    /// NACKed packets not resent because the leg's resend budget was spent
+    /// (`LegResendGuard`: 50 % of the leg's media rate, at least 100 kbps).
+    public var retransmissionsOverBudget: UInt64 = 0
+    /// NACKed packets not resent because they had been resent within the leg's round trip.
+    public var retransmissionsDuplicate: UInt64 = 0
+    /// Times a leg moved to a new client address after its probation (`LegAddressGuard`).
+    public var addressMoves: UInt64 = 0
+    /// Authenticated datagrams from a new source that did not (yet) move their leg:
+    /// in probation or held by the one-move-per-5-s limit.
+    public var addressDatagramsHeld: UInt64 = 0
     /// Sequence numbers the router NACKed to publishers (losses on their legs; a packet
     /// asked for twice counts twice).
     public var upstreamNACKs: UInt64 = 0

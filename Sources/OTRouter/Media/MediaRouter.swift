@@ -10,9 +10,10 @@ import Synchronization
 ///   `routerKey` what the router sends). Publisher legs carry the SSRCs the client must
 ///   use; subscriber legs the SSRCs the router sends with.
 /// - A leg's client address is learned from the first datagram that authenticates, and
-///   follows later authenticated datagrams from elsewhere (a reconnection's new path).
-///   Nothing is sent on a leg before then; junk and forged datagrams change nothing and
-///   are counted in `badPackets`.
+///   moves to a new source (a reconnection's or NAT rebinding's new path) only after that
+///   source's probation, at most once per 5 s (`LegAddressGuard`). Nothing is sent on a
+///   leg before then; junk and forged datagrams change nothing and are counted in
+///   `badPackets`.
 /// - Forwarding, retransmission from the router's own history, keyframe requests, sender
 ///   report rewriting and receiver reports: see `ForwardingHandler`. Threads: one per
 ///   published stream, see `ForwardingGroup`.
@@ -37,15 +38,19 @@ public final class MediaRouter: MediaForwarding {
 
     private let bindAddress: SocketAddress
     private let registry = Mutex(Registry())
+    /// Where legs log their address moves (nil: nowhere).
+    private let log: RouterLog?
 
-    /// A router whose legs bind to `host` (an IPv4 or IPv6 literal). Throws
-    /// `invalidArgument` for anything else. Cost: none until legs are added.
-    public init(host: String = "127.0.0.1", profile: SRTPProfile = .default) throws(MediaError) {
+    /// A router whose legs bind to `host` (an IPv4 or IPv6 literal) and log their address
+    /// moves to `log`. Throws `invalidArgument` for anything else. Cost: none until legs
+    /// are added.
+    public init(host: String = "127.0.0.1", profile: SRTPProfile = .default, log: RouterLog? = nil) throws(MediaError) {
         guard let address = SocketAddress(ipv4: host, port: 0) ?? SocketAddress(ipv6: host, port: 0) else {
             throw MediaError(.invalidArgument, "the media host must be an IP address literal, got '\(host)'")
         }
         self.host = host
         self.profile = profile
+        self.log = log
         bindAddress = address
     }
 
@@ -73,7 +78,7 @@ public final class MediaRouter: MediaForwarding {
             return registry.ssrcs
         }
         let leg = try PublisherLeg(streamId: streamId, bindingTo: bindAddress, host: host, profile: profile,
-                                   audio: audio, video: video, simulcastLayers: simulcastLayers, ssrcs: &ssrcs)
+                                   audio: audio, video: video, simulcastLayers: simulcastLayers, ssrcs: &ssrcs, log: log)
         let group: ForwardingGroup
         do { group = try ForwardingGroup(publisher: leg) } catch {
             leg.socket.close()
@@ -122,7 +127,7 @@ public final class MediaRouter: MediaForwarding {
         do throws(MediaError) {
             let leg = try SubscriberLeg(subscriberId: subscriberId, bindingTo: bindAddress, host: host, profile: profile,
                                         audio: audio, video: video, carriesAudio: group.publisher.audioSSRC != nil,
-                                        carriesVideo: group.publisher.videoSSRC != nil, ssrcs: &ssrcs)
+                                        carriesVideo: group.publisher.videoSSRC != nil, ssrcs: &ssrcs, log: log)
             do { try group.add(leg) } catch {
                 leg.socket.close()
                 throw error

@@ -1,3 +1,4 @@
+import Dispatch
 import OTMedia
 import OTSignaling
 import Synchronization
@@ -20,14 +21,19 @@ class RouterLeg: @unchecked Sendable {
     let pool: PacketBufferPool
     /// What the client is told about this leg.
     let wire: WireMediaLeg
-    /// The client's address: learned from the first authenticated datagram, and moved to
-    /// the source of a later authenticated datagram from elsewhere (a path change).
-    var address: SocketAddress?
+    /// The client's address: learned from the first authenticated datagram, moved to a
+    /// new source only after its probation (`LegAddressGuard`).
+    var address: SocketAddress? { addressGuard.address }
+    /// Decides when the address moves (forwarding thread only).
+    var addressGuard = LegAddressGuard()
+    /// Where moves are logged (nil: not logged).
+    let log: RouterLog?
     /// The router's SDES CNAME bytes, kept for the leg's lifetime.
     let cname: UnsafeRawBufferPointer
 
     init(bindingTo bind: SocketAddress, host: String, profile: SRTPProfile, pool: PacketBufferPool,
-         audioSSRC: UInt32?, videoSSRC: UInt32?, simulcastSSRCs: [UInt32]? = nil) throws(MediaError) {
+         audioSSRC: UInt32?, videoSSRC: UInt32?, simulcastSSRCs: [UInt32]? = nil, log: RouterLog? = nil) throws(MediaError) {
+        self.log = log
         let clientKeys = SRTPKeyMaterial.random(profile: profile)
         let routerKeys = SRTPKeyMaterial.random(profile: profile)
         do {
@@ -54,12 +60,31 @@ class RouterLeg: @unchecked Sendable {
 
     deinit { UnsafeMutableRawPointer(mutating: cname.baseAddress)?.deallocate() }
 
-    /// Notes the source of an authenticated datagram; true when it is a new address.
+    /// Notes the source of an authenticated datagram (see `LegAddressGuard`); true when
+    /// the leg now sends to a new address (its first, or a move). Moves and datagrams held
+    /// in probation are counted in `counters`; a move is logged off this thread (one
+    /// allocation, at most one per 5 s per leg). O(1) otherwise.
     @inline(__always)
-    func learn(_ source: SocketAddress?) -> Bool {
-        guard let source, address != source else { return false }
-        address = source
-        return true
+    func learn(_ source: SocketAddress?, now: UInt64, counters: GroupCounters) -> Bool {
+        switch addressGuard.observe(source, now: now) {
+        case .unchanged: return false
+        case .learned: return true
+        case .held:
+            GroupCounters.bump(counters.addressDatagramsHeld)
+            return false
+        case .moved(let from):
+            GroupCounters.bump(counters.addressMoves)
+            if let log, let to = address { Self.logMove(log, leg: legName, from: from, to: to) }
+            return true
+        }
+    }
+
+    /// How the log names this leg (stream or subscriber id).
+    var legName: String { "" }
+
+    private static func logMove(_ log: RouterLog, leg: String, from: SocketAddress, to: SocketAddress) {
+        let fields = ["leg": leg, "from": from.description, "to": to.description]
+        DispatchQueue.global(qos: .utility).async { log.log(.info, "media.leg.moved", fields) }
     }
 }
 
@@ -101,7 +126,7 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     var lastKeyframeRequest: UInt64 = 0
 
     init(streamId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
-         audio: Bool, video: Bool, simulcastLayers: Int = 1, ssrcs: inout SSRCAllocator) throws(MediaError) {
+         audio: Bool, video: Bool, simulcastLayers: Int = 1, ssrcs: inout SSRCAllocator, log: RouterLog? = nil) throws(MediaError) {
         self.streamId = streamId
         audioSSRC = audio ? ssrcs.next() : nil
         let layers = video ? min(max(simulcastLayers, 1), 3) : 0
@@ -118,8 +143,11 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
         // The wire lists the smaller encodings largest first.
         let smaller = layers > 1 ? Array(encodings.dropLast().reversed()) : nil
         try super.init(bindingTo: bind, host: host, profile: profile, pool: pool, audioSSRC: audioSSRC, videoSSRC: videoSSRC,
-                       simulcastSSRCs: smaller)
+                       simulcastSSRCs: smaller, log: log)
     }
+
+    /// "publisher <stream id>", for the log.
+    override var legName: String { "publisher \(streamId)" }
 
     /// The spatial index of a video SSRC, or nil. O(encodings ≤ 3).
     @inline(__always)
@@ -163,6 +191,14 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     /// Sent video packets (SRTP-protected, as sent) by sequence number modulo the capacity.
     var history: [PacketBuffer?]
     var historySentAt: [UInt64]
+    /// Which NACKed packets may be resent now: once per round trip, within the leg's
+    /// budget (forwarding thread only).
+    var resendGuard = LegResendGuard(slots: SubscriberLeg.historyCapacity)
+    /// The last sender report forwarded to this leg per kind: its NTP middle 32 bits and
+    /// when it went (monotonic ns), to measure the leg's round trip from the LSR/DLSR of
+    /// the client's receiver reports (RFC 3550 6.4.1).
+    var videoReportSent: (middle32: UInt32, sentAt: UInt64) = (0, 0)
+    var audioReportSent: (middle32: UInt32, sentAt: UInt64) = (0, 0)
     /// Latest receiver-report figures for this leg, read by the control plane.
     let reportedLost = Atomic<Int64>(0)
     let reportedJitterMicroseconds = Atomic<UInt64>(0)
@@ -183,7 +219,8 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     /// `carriesVideo`: whether the leg has that kind at all (the publisher sends it), so
     /// the client is given its SSRC and a kind turned off can be turned back on.
     init(subscriberId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
-         audio: Bool, video: Bool, carriesAudio: Bool, carriesVideo: Bool, ssrcs: inout SSRCAllocator) throws(MediaError) {
+         audio: Bool, video: Bool, carriesAudio: Bool, carriesVideo: Bool, ssrcs: inout SSRCAllocator,
+         log: RouterLog? = nil) throws(MediaError) {
         self.subscriberId = subscriberId
         takesAudio = Atomic(audio)
         takesVideo = Atomic(video)
@@ -198,22 +235,30 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
         let pool = PacketBufferPool(initialCount: 128, maximumCount: Self.historyCapacity + 2 * ForwardingHandler.sendBatch + 16,
                                     bufferSize: 2048, headroom: 0)
         try super.init(bindingTo: bind, host: host, profile: profile, pool: pool,
-                       audioSSRC: carriesAudio ? audioSSRC : nil, videoSSRC: carriesVideo ? videoSSRC : nil)
+                       audioSSRC: carriesAudio ? audioSSRC : nil, videoSSRC: carriesVideo ? videoSSRC : nil, log: log)
     }
+
+    /// "subscriber <subscriber id>", for the log.
+    override var legName: String { "subscriber \(subscriberId)" }
+
+    /// The history slot of a sequence number.
+    @inline(__always)
+    static func slot(of sequence: UInt16) -> Int { Int(sequence) % historyCapacity }
 
     /// Keeps a sent video packet for NACKs, giving back the one it replaces. O(1).
     @inline(__always)
     func remember(_ buffer: PacketBuffer, sequence: UInt16, now: UInt64) {
-        let slot = Int(sequence) % Self.historyCapacity
+        let slot = Self.slot(of: sequence)
         if let old = history[slot] { pool.release(old) }
         history[slot] = buffer
         historySentAt[slot] = now
+        resendGuard.forget(slot: slot)
     }
 
     /// The kept packet with `sequence`, if it is still there and young enough.
     @inline(__always)
     func kept(_ sequence: UInt16, now: UInt64) -> PacketBuffer? {
-        let slot = Int(sequence) % Self.historyCapacity
+        let slot = Self.slot(of: sequence)
         guard let buffer = history[slot], now &- historySentAt[slot] <= Self.historyAgeNanoseconds,
               buffer.length >= 12, WireBytes.be16(buffer.bytes.baseAddress!, 2) == sequence else { return nil }
         return buffer

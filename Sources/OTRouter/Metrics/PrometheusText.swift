@@ -28,6 +28,17 @@ enum PrometheusText {
         single("otkit_packets_dropped_total", "counter", "Packets the media router dropped (no subscriber, queue full).", metrics.media.packetsDropped)
         single("otkit_muted_audio_packets_dropped_total", "counter", "Audio packets of force-muted streams not forwarded.", metrics.media.mutedAudioDropped)
         single("otkit_bad_packets_total", "counter", "Datagrams that failed SRTP authentication or did not parse.", metrics.media.badPackets)
+        single("otkit_retransmissions_total", "counter", "NACKed packets the media router resent from its history.",
+               metrics.media.retransmissions)
+        metric("otkit_retransmissions_refused_total", "counter",
+               "NACKed packets not resent, by reason: the leg's resend budget was spent, or resent within a round trip.",
+               [("{reason=\"budget\"}", String(metrics.media.retransmissionsOverBudget)),
+                ("{reason=\"duplicate\"}", String(metrics.media.retransmissionsDuplicate))])
+        single("otkit_leg_address_moves_total", "counter", "Media legs moved to a new client address after its probation.",
+               metrics.media.addressMoves)
+        single("otkit_leg_address_held_packets_total", "counter",
+               "Authenticated datagrams from a new source address that did not move their leg (probation, rate limit).",
+               metrics.media.addressDatagramsHeld)
         var reasons = metrics.badTokens
         for reason in knownBadTokenReasons where reasons[reason] == nil { reasons[reason] = 0 }
         metric("otkit_bad_tokens_total", "counter", "Connection tokens refused, by reason.",
