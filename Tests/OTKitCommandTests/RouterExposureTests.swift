@@ -90,6 +90,18 @@ import Testing
         #expect(share < 0.10, "router CPU \(share * 100) % while the sockets waited")
         #expect(healthFailures.isEmpty, "healthz failed \(healthFailures.count) of \(healthChecks): \(healthFailures.prefix(3))")
         #expect(connects >= 2 && connectFailures.isEmpty, "connects failed: \(connectFailures)")
+        // The descriptor reserve kept lws from ever meeting EMFILE; every socket was let go
+        // by the deadline or the cap, and /metrics says so.
+        let metrics = String(decoding: try HTTPClient.request("GET", base + "/metrics").body, as: UTF8.self)
+        func counter(_ name: String) -> Int {
+            metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+        }
+        print("metrics: closed \(counter("otkit_websockets_unauthenticated_closed_total")), evicted "
+            + "\(counter("otkit_websockets_unauthenticated_evicted_total")), reserve \(counter("otkit_connections_descriptor_refused_total")), "
+            + "accept failures \(counter("otkit_accept_failures_total"))")
+        #expect(counter("otkit_accept_failures_total") == 0)
+        #expect(counter("otkit_websockets_unauthenticated_closed_total") + counter("otkit_websockets_unauthenticated_evicted_total")
+            >= result.upgraded)
         #expect(router.isRunning)
     }
 
