@@ -46,6 +46,23 @@ import Testing
         #expect(server.statistics.framingRefused == 1)
     }
 
+    /// A WebSocket upgrade that announces a body is not upgraded: those bytes would be read
+    /// as frames.
+    @Test(arguments: ["Content-Length: 6\r\n", "Transfer-Encoding: chunked\r\n"])
+    func anUpgradeWithABodyIsRefused(header: String) throws {
+        let handler = EchoHandler()
+        let server = try WebServer(configuration: WebServerConfiguration(), handler: handler)
+        defer { server.stop() }
+        let connection = try #require(RawTCPConnection(port: server.port))
+        let request = RawTCPConnection.upgradeRequest(path: "/ws/body", port: server.port).replacingOccurrences(of: "\r\n\r\n", with: "\r\n\(header)\r\n")
+        #expect(connection.send(request + "0\r\n\r\n"))
+        let text = String(decoding: connection.readUntilClosed(seconds: 10).bytes, as: UTF8.self)
+        #expect(!text.contains(" 101 "), "upgraded: \(text)")
+        #expect(handler.snapshot().opened.isEmpty)
+        #expect(server.statistics.framingRefused == 1)
+        #expect(RawTCPConnection.webSocket(port: server.port, path: "/ws/plain") != nil)  // a plain upgrade still works
+    }
+
     /// The same connection with a well-framed first request answers both (keep-alive works).
     @Test func aWellFramedPairIsAnsweredTwice() throws {
         let handler = EchoHandler()

@@ -306,6 +306,12 @@ final class ServerCore: @unchecked Sendable {
         guard !stopRequested.load(ordering: .acquiring), handler?.shouldAcceptWebSocket(path: path, query: query) == true else {
             return 1  // lws drops the connection without an HTTP status
         }
+        // An upgrade has no body: one that announces one could slip those bytes in as frames.
+        let length = RequestHeaders.copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)?.trimmingCharacters(in: .whitespaces)
+        if RequestHeaders.copy(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil || (length != nil && length != "0") {
+            counters.framingRefused.add(1, ordering: .relaxed)
+            return 1
+        }
         if let cap = limits.maxUnauthenticated, unauthenticated.count >= cap {
             // Let the oldest go rather than refuse the newcomer: a client that connects
             // promptly always gets in, however many idle sockets an attacker keeps opening.
