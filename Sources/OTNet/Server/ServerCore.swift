@@ -204,10 +204,8 @@ final class ServerCore: @unchecked Sendable {
         case .refuse(let status, let message):
             counters.framingRefused.add(1, ordering: .relaxed)
             return startResponse(wsi, connection, .json(status, #"{"code":\#(status),"message":"\#(message)"}"#), closeAfter: true)
-        case .body(let count):
-            length = count
-        case .tooLarge(let count):
-            length = count
+        case .body(let count), .tooLarge(let count):
+            length = count  // too large: read and discarded, then 413 and close
         }
         connection.expectedBodyLength = length
         connection.awaitingBody = true
