@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "OTTestSupport", dependencies: ["OTMedia"], path: "Tests/OTTestSupport"),
         .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto", "OTTestSupport"]),
         .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport"]),
-        .testTarget(name: "OTNetTests", dependencies: ["OTNet"]),
+        .testTarget(name: "OTNetTests", dependencies: ["OTNet", "OTTestSupport"]),
         .testTarget(name: "OTRouterTests", dependencies: ["OTRouter", "OTMedia", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTSignalingTests", dependencies: ["OTSignaling", "OTTestSupport"]),
         // Runs the built `otkit` binary as subprocesses (build it first: `swift build --build-tests` does).

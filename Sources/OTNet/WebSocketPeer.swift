@@ -13,6 +13,15 @@ public protocol WebSocketPeer: AnyObject, Sendable {
     /// Closes the connection with a WebSocket close code and reason (after the messages
     /// already queued). Idempotent.
     func close(code: UInt16, reason: String)
+    /// The application vouches for this peer (it sent a valid connect): the server's
+    /// unauthenticated deadline and cap no longer apply to it. Any thread; idempotent.
+    /// Cost: one atomic and, the first time, a wake-up of the service thread.
+    func markAuthenticated()
+}
+
+extension WebSocketPeer {
+    /// Nothing to lift on peers that have no unauthenticated limits (clients, test doubles).
+    public func markAuthenticated() {}
 }
 
 /// What a `WebServer` calls, on its service thread, one call at a time. Implementations

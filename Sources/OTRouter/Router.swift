@@ -33,6 +33,8 @@ public final class Router: Sendable {
         web.port = configuration.port
         web.tlsCertificatePath = configuration.tlsCertificatePath
         web.tlsPrivateKeyPath = configuration.tlsPrivateKeyPath
+        web.unauthenticatedDeadlineSeconds = configuration.unauthenticatedTimeoutSeconds
+        web.maxUnauthenticatedWebSockets = configuration.maxUnauthenticatedSockets
         do {
             server = try WebServer(configuration: web, handler: service)
         } catch {
@@ -42,6 +44,8 @@ public final class Router: Sendable {
         self.service = service
         scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         advertisedHost = configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host
+        // Weak: the service must not keep its own web server alive.
+        service.hub.counters.attachWebStatistics { [weak server] in server?.statistics ?? WebServerStatistics() }
         service.hub.log.log(.info, "router.started", ["url": "\(scheme)://\(advertisedHost):\(server.port)",
                                                       "mediaHost": configuration.mediaHost])
     }

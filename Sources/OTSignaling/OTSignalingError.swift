@@ -31,6 +31,9 @@ public enum OTSignalingError: Error, Equatable, Sendable, CustomStringConvertibl
     case connectionTokenNotAccepted
     /// The credential's issue time is ahead of the server's clock by more than the leeway.
     case notYetValid(issuedAt: Int64, now: Int64)
+    /// A project JWT valid for `lifetime` seconds (`exp - iat`), longer than the `limit`
+    /// the server accepts: a long-lived REST credential is a standing admin key.
+    case lifetimeTooLong(lifetime: Int64, limit: Int64)
     /// A token could not be generated from these arguments (empty session id, expiry in
     /// the past, an API key containing `~`, ...). `reason` says which.
     case invalidArgument(reason: String)
@@ -75,6 +78,8 @@ public enum OTSignalingError: Error, Equatable, Sendable, CustomStringConvertibl
         case .missingAuthentication: return "missing X-OPENTOK-AUTH header"
         case .connectionTokenNotAccepted: return "a connection token cannot authenticate REST calls; sign a project JWT"
         case .notYetValid(let issuedAt, let now): return "issued at \(issuedAt), ahead of the server's clock (now \(now))"
+        case .lifetimeTooLong(let lifetime, let limit):
+            return "JWT valid for \(lifetime) s (exp - iat); the limit is \(limit) s: sign a fresh JWT per request"
         case .invalidArgument(let reason): return "cannot generate: \(reason)"
         }
     }

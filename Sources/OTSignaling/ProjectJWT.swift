@@ -27,6 +27,9 @@ public enum ProjectJWT {
 
     /// The Python server SDK's default lifetime: 3 minutes.
     public static let defaultLifetime: Int64 = 180
+    /// The longest lifetime (`exp - iat`) accepted by default: 5 minutes. OpenTok's SDKs
+    /// sign a fresh 3-minute JWT per request; a long-lived one is a standing admin key.
+    public static let defaultMaximumLifetime: Int64 = 300
     /// Clock skew tolerated on `exp` (and on an `iat` in the future) by default: 30 s.
     public static let defaultLeeway: Int64 = 30
 
@@ -55,11 +58,15 @@ public enum ProjectJWT {
     /// `ist` is `project` (403); not a connection token (no `scope` / `session_id`: a
     /// token handed to a client must not work as a REST credential:
     /// ``OTSignalingError/connectionTokenNotAccepted``, 403); `exp` after
-    /// `now - leeway` (``OTSignalingError/expired(expireTime:now:)``, 403) and `iat` before
-    /// `now + leeway` (``OTSignalingError/notYetValid(issuedAt:now:)``, 403).
+    /// `now - leeway` (``OTSignalingError/expired(expireTime:now:)``, 403), `iat` before
+    /// `now + leeway` (``OTSignalingError/notYetValid(issuedAt:now:)``, 403), and
+    /// `exp - iat` at most `maximumLifetime` (``OTSignalingError/lifetimeTooLong(lifetime:limit:)``,
+    /// 403; `exp` before `iat` is malformed, 401). Replays of a `jti` are the caller's to
+    /// refuse (it holds the state).
     /// ``OTSignalingError/httpStatus`` gives the status to answer with.
     public static func verify(
-        _ header: String?, credentials: ProjectCredentials, now: Int64 = UnixTime.now(), leeway: Int64 = defaultLeeway
+        _ header: String?, credentials: ProjectCredentials, now: Int64 = UnixTime.now(), leeway: Int64 = defaultLeeway,
+        maximumLifetime: Int64 = defaultMaximumLifetime
     ) throws(OTSignalingError) -> Claims {
         guard let header, !header.isEmpty else { throw .missingAuthentication }
         let parsed = try HS256JWT.parse(header, as: WireClaims.self)
@@ -73,6 +80,10 @@ public enum ProjectJWT {
         guard claims.scope == nil, claims.session_id == nil else { throw .connectionTokenNotAccepted }
         guard exp > now - leeway else { throw .expired(expireTime: exp, now: now) }
         guard iat <= now + leeway else { throw .notYetValid(issuedAt: iat, now: now) }
+        // Both come from the network: subtract without trapping (iat may be Int64.min).
+        let (lifetime, overflow) = exp.subtractingReportingOverflow(iat)
+        guard !overflow, lifetime >= 0 else { throw .malformed(reason: "exp is before iat") }
+        guard lifetime <= maximumLifetime else { throw .lifetimeTooLong(lifetime: lifetime, limit: maximumLifetime) }
         return Claims(apiKey: iss, issuedAt: iat, expireTime: exp, jti: claims.jti)
     }
 

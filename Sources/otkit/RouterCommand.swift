@@ -12,11 +12,16 @@ enum RouterCommand {
         Projects (API key + secret) come from the config file's "projects" or from the
         environment: OTKIT_API_KEY + OTKIT_API_SECRET, or OTKIT_PROJECTS="key:secret,key2:secret2".
         Flags override the file. Prints the base URL (the api_url for server SDKs) and the
-        configured API keys; stops cleanly on SIGINT or SIGTERM.
+        configured API keys; stops cleanly on SIGINT or SIGTERM. Raises its open-file soft
+        limit to the hard limit. Listening on a non-loopback address without TLS prints a
+        warning: tokens, resume secrets, REST credentials, signaling and media keys would
+        cross the network in clear text.
 
           --config FILE     JSON: {"host","port","tls":{"certificate","privateKey"},"mediaHost",
                             "projects":[{"apiKey","apiSecret"}],"reconnectGraceSeconds",
-                            "silenceTimeoutSeconds","maxConnectionsPerSession","logLevel"}
+                            "silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
+                            "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets",
+                            "maxProjectJWTLifetimeSeconds"}
           --host H          listening address (default 127.0.0.1)
           --port P          listening port (default 0: the kernel picks)
           --media-host IP   the IP clients send media to (default 127.0.0.1)
@@ -55,11 +60,17 @@ enum RouterCommand {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
+        if let warning = RouterExposure.plaintextWarning(host: configuration.host, tls: configuration.tlsCertificatePath != nil) {
+            writeError(warning)
+        }
+        // Before the server starts: lws sizes its descriptor tables from the limit then.
+        let descriptors = RouterExposure.raiseDescriptorLimit()
         let router = try Router(configuration: configuration)
         say("otkit router listening at \(router.baseURL)\n")
         say("signaling: \(router.signalingURL(sessionId: "{sessionId}"))\n")
         say("media host: \(configuration.mediaHost)\n")
         say("API keys: \(configuration.projects.map(\.apiKey).joined(separator: ", "))\n")
+        say("descriptor limit: \(descriptors.after)\(descriptors.after > descriptors.before ? " (raised from \(descriptors.before))" : "")\n")
         var received: Int32 = 0
         sigwait(&signals, &received)
         say("otkit router: \(received == SIGINT ? "SIGINT" : "SIGTERM"), stopping\n")

@@ -11,14 +11,16 @@ final class BackgroundProcess: @unchecked Sendable {
     let stdoutPath: String
     let stderrPath: String
 
-    init(_ arguments: [String], environment: [String: String] = [:], directory: String) throws {
+    /// `launcher`: a program that runs `otkit` (e.g. `prlimit --nofile=1024:1024`, which
+    /// execs it, so the pid stays `otkit`'s); empty runs `otkit` directly.
+    init(_ arguments: [String], environment: [String: String] = [:], directory: String, launcher: [String] = []) throws {
         let id = UUID().uuidString.prefix(8)
         stdoutPath = "\(directory)/\(arguments.first ?? "cmd")-\(id).out"
         stderrPath = "\(directory)/\(arguments.first ?? "cmd")-\(id).err"
         FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: OtkitBinary.path)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? OtkitBinary.path)
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [OtkitBinary.path] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))

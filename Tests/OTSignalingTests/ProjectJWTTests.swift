@@ -5,11 +5,24 @@ import Testing
     @Test(arguments: [Int64(60), 180, 600])
     func roundTrips(lifetime: Int64) throws {
         let jwt = ProjectJWT.sign(credentials: Fixtures.credentials, now: Fixtures.now, lifetime: lifetime)
-        let claims = try ProjectJWT.verify(jwt, credentials: Fixtures.credentials, now: Fixtures.now + lifetime - 1)
+        let claims = try ProjectJWT.verify(jwt, credentials: Fixtures.credentials, now: Fixtures.now + lifetime - 1,
+                                           maximumLifetime: max(lifetime, ProjectJWT.defaultMaximumLifetime))
         #expect(claims.apiKey == "12345678")
         #expect(claims.issuedAt == Fixtures.now)
         #expect(claims.expireTime == Fixtures.now + lifetime)
         #expect(claims.jti?.count == 32)
+    }
+
+    /// `exp - iat` above the limit (5 minutes by default) is refused with 403, whatever the clock says.
+    @Test func aLongLifetimeIsRefused() {
+        let jwt = ProjectJWT.sign(credentials: Fixtures.credentials, now: Fixtures.now, lifetime: 301)
+        #expect(throws: OTSignalingError.lifetimeTooLong(lifetime: 301, limit: 300)) {
+            try ProjectJWT.verify(jwt, credentials: Fixtures.credentials, now: Fixtures.now)
+        }
+        #expect(OTSignalingError.lifetimeTooLong(lifetime: 301, limit: 300).httpStatus == 403)
+        #expect(throws: Never.self) {
+            try ProjectJWT.verify(jwt, credentials: Fixtures.credentials, now: Fixtures.now, maximumLifetime: 301)
+        }
     }
 
     @Test func jtisDiffer() {

@@ -43,9 +43,17 @@ final class ServerCore: @unchecked Sendable {
     private let scratch = ScratchBuffer()
     private var openPeers: [UInt64: ServerPeer] = [:]
     private var stopHandled = false
+    /// The exposure limits (see `WebServerConfiguration`), and the soft descriptor limit
+    /// read when the server started.
+    let limits: ExposureLimits
+    /// Service thread only: WebSockets open and not yet vouched for.
+    private var unauthenticated = UnauthenticatedPeers()
+    /// What the limits did, readable from any thread.
+    let counters = WebServerCounters()
 
-    init(handler: any WebServerHandler) {
+    init(handler: any WebServerHandler, limits: ExposureLimits) {
         self.handler = handler
+        self.limits = limits
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocols[0].name = strings.keep("otnet")
@@ -79,6 +87,9 @@ final class ServerCore: @unchecked Sendable {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             wokenUp()
             return 0
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            // A just-accepted socket; nonzero makes lws close it at once.
+            return limits.admits(descriptor: Int32(truncatingIfNeeded: Int(bitPattern: input)), counters: counters) ? 0 : 1
         case LWS_CALLBACK_HTTP:
             return beginRequest(wsi, path: input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) })
         case LWS_CALLBACK_HTTP_BODY:
@@ -159,6 +170,10 @@ final class ServerCore: @unchecked Sendable {
                 return queue.closeRequest != nil
             }
             guard let wsi = peer.wsi else { continue }
+            if peer.countedUnauthenticated && peer.authenticated.load(ordering: .acquiring) {
+                unauthenticated.remove(peer)
+                if !peer.closeDeadlineArmed { lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0) }
+            }
             lws_callback_on_writable(wsi)
             if closing && !peer.closeDeadlineArmed {
                 // A peer that stopped reading never becomes writable again, so its close
@@ -181,17 +196,17 @@ final class ServerCore: @unchecked Sendable {
             query: RequestHeaders.query(wsi),
             headers: headers,
             remoteAddress: RequestHeaders.peerAddress(wsi, withPort: false))
-        guard let lengthText = headers["content-length"] else {
-            if headers["transfer-encoding"] != nil {
-                // lws 4.1 does not decode chunked request bodies: refuse rather than stall.
-                return startResponse(wsi, connection, .json(411, #"{"code":411,"message":"Content-Length required"}"#), closeAfter: true)
-            }
+        let length: Int
+        switch RequestFraming.judge(contentLength: headers["content-length"], transferEncoding: headers["transfer-encoding"],
+                                    maximumBody: Self.maximumBodyBytes) {
+        case .none:
             return respond(wsi, connection)
+        case .refuse(let status, let message):
+            counters.framingRefused.add(1, ordering: .relaxed)
+            return startResponse(wsi, connection, .json(status, #"{"code":\#(status),"message":"\#(message)"}"#), closeAfter: true)
+        case .body(let count), .tooLarge(let count):
+            length = count  // too large: read and discarded, then 413 and close
         }
-        guard let length = Int(lengthText.trimmingCharacters(in: .whitespaces)), length >= 0 else {
-            return startResponse(wsi, connection, .json(400, #"{"code":400,"message":"bad Content-Length"}"#), closeAfter: true)
-        }
-        guard length > 0 else { return respond(wsi, connection) }
         connection.expectedBodyLength = length
         connection.awaitingBody = true
         connection.bodyTooLarge = length > Self.maximumBodyBytes
@@ -203,7 +218,8 @@ final class ServerCore: @unchecked Sendable {
         let response = connection.bodyTooLarge
             ? HTTPResponse.json(413, #"{"code":413,"message":"request body larger than 1 MiB"}"#)
             : (handler?.handle(connection.request) ?? .json(503, #"{"code":503,"message":"stopping"}"#))
-        return startResponse(wsi, connection, response, closeAfter: false)
+        // A client that sent more than the limit is not trusted with the connection.
+        return startResponse(wsi, connection, response, closeAfter: connection.bodyTooLarge)
     }
 
     /// Sends the status line and headers now; the body follows in HTTP_WRITEABLE.
@@ -288,6 +304,20 @@ final class ServerCore: @unchecked Sendable {
         guard !stopRequested.load(ordering: .acquiring), handler?.shouldAcceptWebSocket(path: path, query: query) == true else {
             return 1  // lws drops the connection without an HTTP status
         }
+        // An upgrade has no body: one that announces one could slip those bytes in as frames.
+        let length = RequestHeaders.copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)?.trimmingCharacters(in: .whitespaces)
+        if RequestHeaders.copy(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil || (length != nil && length != "0") {
+            counters.framingRefused.add(1, ordering: .relaxed)
+            return 1
+        }
+        if let cap = limits.maxUnauthenticated, unauthenticated.count >= cap {
+            // Let the oldest go rather than refuse the newcomer: a client that connects
+            // promptly always gets in, however many idle sockets an attacker keeps opening.
+            guard let oldest = unauthenticated.oldest(), let oldestWsi = oldest.wsi else { return 1 }
+            unauthenticated.remove(oldest)
+            counters.unauthenticatedEvicted.add(1, ordering: .relaxed)
+            lws_set_timeout(oldestWsi, ExposureLimits.unauthenticatedTimeoutReason, LWS_TO_KILL_ASYNC)
+        }
         connection.webSocketPath = path
         connection.webSocketQuery = query
         return 0
@@ -301,6 +331,13 @@ final class ServerCore: @unchecked Sendable {
             path: connection.webSocketPath, wakeList: wakeList!, wsi: wsi)
         connection.peer = peer
         openPeers[peer.id] = peer
+        if limits.maxUnauthenticated != nil || limits.unauthenticatedDeadlineSeconds != nil {
+            unauthenticated.add(peer)
+            if let seconds = limits.unauthenticatedDeadlineSeconds {
+                // lws drops the connection when this fires, whatever it received meanwhile.
+                lws_set_timeout(wsi, ExposureLimits.unauthenticatedTimeoutReason, seconds)
+            }
+        }
         handler?.webSocketOpened(peer, path: connection.webSocketPath, query: connection.webSocketQuery)
         if stopHandled { peer.close(code: 1001, reason: "server stopping") }
     }
@@ -328,6 +365,10 @@ final class ServerCore: @unchecked Sendable {
     private func reportClosed(_ peer: ServerPeer) {
         guard !peer.closeReported else { return }
         peer.closeReported = true
+        if unauthenticated.remove(peer) {
+            // Still unauthenticated at close: the deadline (or the client) ended it.
+            counters.unauthenticatedClosed.add(1, ordering: .relaxed)
+        }
         peer.outgoing.withLock { $0.closed = true }
         openPeers[peer.id] = nil
         handler?.webSocketClosed(peer)

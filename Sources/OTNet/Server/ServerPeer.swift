@@ -18,6 +18,11 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
     var closeReported = false
     /// Service thread only: the close deadline has been armed.
     var closeDeadlineArmed = false
+    /// Set by `markAuthenticated` (any thread); the service thread then lifts the limits.
+    let authenticated = Atomic<Bool>(false)
+    /// Service thread only: counted among the server's unauthenticated WebSockets and
+    /// under its deadline.
+    var countedUnauthenticated = false
 
     init(id: UInt64, remoteAddress: String, path: String, wakeList: PeerWakeList, wsi: OpaquePointer) {
         self.id = id
@@ -36,6 +41,11 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
         }
         if schedule { wakeList.schedule(self) }
         return result == .queued
+    }
+
+    func markAuthenticated() {
+        guard !authenticated.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wakeList.schedule(self)
     }
 
     func close(code: UInt16, reason: String) {

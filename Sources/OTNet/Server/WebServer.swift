@@ -8,8 +8,13 @@ import Glibc
 ///
 /// HTTP: `Content-Length` request bodies up to 1 MiB (bigger: 413; chunked: 411);
 /// responses carry exactly the given Content-Type and a Content-Length; keep-alive.
+/// Framing it cannot read safely (both Content-Length and Transfer-Encoding, a repeated,
+/// signed or non-numeric length, a coding other than chunked) gets 400 and a close.
 /// WebSocket: upgrades the handler accepts; text messages up to 256 KiB (bigger: close
 /// 1009); per-connection send queue of at most 4096 messages / 16 MiB (more: close 1008).
+/// Exposure: unauthenticated WebSockets under a deadline and a cap, connections that land
+/// in the descriptor reserve closed on accept, a pause after a failed accept (EMFILE)
+/// instead of a spin (see `WebServerConfiguration`).
 ///
 /// Cost: one thread and one lws context; per connection a few hundred bytes plus queued
 /// messages. Stop it with `stop()` (also done on deinit); the server holds its handler
@@ -26,7 +31,7 @@ public final class WebServer: Sendable {
     public init(configuration: WebServerConfiguration, handler: any WebServerHandler) throws(WebError) {
         LWSLogging.install()
         let tls = try Self.checkTLSFiles(configuration)
-        let core = ServerCore(handler: handler)
+        let core = ServerCore(handler: handler, limits: ExposureLimits(configuration))
         var info = lws_context_creation_info()
         info.port = Int32(configuration.port)
         let host = configuration.host
@@ -53,7 +58,7 @@ public final class WebServer: Sendable {
             throw WebError("cannot start the web server on \(host):\(configuration.port)"
                 + (tls != nil ? " (address in use, or the TLS certificate/key is invalid)" : " (address in use?)"))
         }
-        let loop = LWSServiceLoop(context: context)
+        let loop = LWSServiceLoop(context: context, backsOffAcceptFailures: true)
         core.wakeList = PeerWakeList(loop: loop)
         port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(context, "default")))
         do {
@@ -67,6 +72,10 @@ public final class WebServer: Sendable {
     }
 
     deinit { stop() }
+
+    /// What the server's limits have refused so far (framing, unauthenticated WebSockets,
+    /// descriptor reserve, accept failures). Any thread; a few atomic loads.
+    public var statistics: WebServerStatistics { core.counters.snapshot }
 
     /// Closes every WebSocket (close code 1001; `webSocketClosed` is called for each, on
     /// the service thread), waits up to 2 s for the close handshakes, then destroys the

@@ -17,10 +17,14 @@ enum ConfigurationFile {
         var silenceTimeoutSeconds: Double?
         var maxConnectionsPerSession: Int?
         var logLevel: String?
+        var unauthenticatedTimeoutSeconds: Int?
+        var maxUnauthenticatedSockets: Int?
+        var maxProjectJWTLifetimeSeconds: Int?
     }
 
     static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "projects", "reconnectGraceSeconds",
-                                         "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel"]
+                                         "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel",
+                                         "unauthenticatedTimeoutSeconds", "maxUnauthenticatedSockets", "maxProjectJWTLifetimeSeconds"]
 
     static func apply(path: String, to configuration: inout RouterConfiguration) throws(RouterConfigurationError) {
         func fail(_ field: String, _ problem: String) -> RouterConfigurationError {
@@ -57,6 +61,9 @@ enum ConfigurationFile {
         if let grace = model.reconnectGraceSeconds { configuration.reconnectGraceSeconds = grace }
         if let silence = model.silenceTimeoutSeconds { configuration.silenceTimeoutSeconds = silence }
         if let limit = model.maxConnectionsPerSession { configuration.maxConnectionsPerSession = limit }
+        if let seconds = model.unauthenticatedTimeoutSeconds { configuration.unauthenticatedTimeoutSeconds = seconds }
+        if let cap = model.maxUnauthenticatedSockets { configuration.maxUnauthenticatedSockets = cap }
+        if let lifetime = model.maxProjectJWTLifetimeSeconds { configuration.maxProjectJWTLifetimeSeconds = Int64(lifetime) }
         if let level = model.logLevel {
             guard let parsed = LogLevel(rawValue: level) else {
                 throw fail("logLevel", "\"\(level)\" is not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")

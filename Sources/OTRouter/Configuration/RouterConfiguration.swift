@@ -27,6 +27,17 @@ public struct RouterConfiguration: Sendable {
     /// The least severe log level written to standard error.
     public var logLevel: LogLevel = .info
 
+    // Exposure limits: what a client may hold before it authenticates.
+    /// A signaling WebSocket that has not sent a valid `connect` is closed this many
+    /// seconds after it opened, whatever it sends (pings included). Whole seconds, ≥ 1.
+    public var unauthenticatedTimeoutSeconds: Int = 10
+    /// Most signaling WebSockets open without a valid `connect` at once; past it a new one
+    /// closes the oldest. Never more than half the descriptors the server may use.
+    public var maxUnauthenticatedSockets: Int = 1000
+    /// Longest project JWT (`exp - iat`) the REST API accepts, seconds (OpenTok's SDKs sign
+    /// 3-minute JWTs; the Python SDK's `jwt_livetime` can ask for more).
+    public var maxProjectJWTLifetimeSeconds: Int64 = ProjectJWT.defaultMaximumLifetime
+
     /// The defaults above, with no project.
     public init() {}
 
@@ -37,7 +48,8 @@ public struct RouterConfiguration: Sendable {
     ///
     /// The file (optional) is one object:
     /// `{"host","port","tls":{"certificate","privateKey"},"mediaHost","projects":[{"apiKey","apiSecret"}],
-    /// "reconnectGraceSeconds","silenceTimeoutSeconds","maxConnectionsPerSession","logLevel"}`, every key
+    /// "reconnectGraceSeconds","silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
+    /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds"}`, every key
     /// optional. Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
     /// and/or `OTKIT_PROJECTS="key:secret,key2:secret2"`. At least one project is required;
     /// a secret must be non-empty and must not end in `.` + letters/digits/underscore (the
@@ -111,6 +123,9 @@ public struct RouterConfiguration: Sendable {
         guard reconnectGraceSeconds >= 0 else { throw fail("reconnectGraceSeconds", "must not be negative") }
         guard silenceTimeoutSeconds > 0 else { throw fail("silenceTimeoutSeconds", "must be positive") }
         guard maxConnectionsPerSession > 0 else { throw fail("maxConnectionsPerSession", "must be positive") }
+        guard (1...3600).contains(unauthenticatedTimeoutSeconds) else { throw fail("unauthenticatedTimeoutSeconds", "must be 1...3600") }
+        guard maxUnauthenticatedSockets > 0 else { throw fail("maxUnauthenticatedSockets", "must be positive") }
+        guard (1...86_400).contains(maxProjectJWTLifetimeSeconds) else { throw fail("maxProjectJWTLifetimeSeconds", "must be 1...86400") }
     }
 
     /// Whether the Python SDK would take `secret` for a file name: `.` then one or more

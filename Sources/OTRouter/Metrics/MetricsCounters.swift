@@ -1,3 +1,4 @@
+import OTNet
 import Synchronization
 
 /// The router's event counters (the gauges come from the session registry), updated from
@@ -8,14 +9,21 @@ final class MetricsCounters: Sendable {
         var badMessages: UInt64 = 0
         var signals: UInt64 = 0
         var restRequests: [Int: UInt64] = [:]
+        var restAuthRefused: [String: UInt64] = [:]
     }
 
     private let counts = Mutex(Counts())
+    /// Where the web server's refusal counts come from, once it listens.
+    private let webStatistics = Mutex<(@Sendable () -> WebServerStatistics)?>(nil)
 
     func badToken(_ reason: String) { counts.withLock { $0.badTokens[reason, default: 0] += 1 } }
     func badMessage() { counts.withLock { $0.badMessages += 1 } }
     func signal() { counts.withLock { $0.signals += 1 } }
     func restRequest(status: Int) { counts.withLock { $0.restRequests[status, default: 0] += 1 } }
+    /// A REST call whose project JWT was refused, by reason (`expired`, `replayed`, ...).
+    func restAuthRefused(_ reason: String) { counts.withLock { $0.restAuthRefused[reason, default: 0] += 1 } }
+    /// Reads the web server's refusal counts from `source` from now on.
+    func attachWebStatistics(_ source: @escaping @Sendable () -> WebServerStatistics) { webStatistics.withLock { $0 = source } }
 
     /// Copies the counters into `metrics`.
     func fill(_ metrics: inout RouterMetrics) {
@@ -24,6 +32,8 @@ final class MetricsCounters: Sendable {
             metrics.badMessages = counts.badMessages
             metrics.signals = counts.signals
             metrics.restRequests = counts.restRequests
+            metrics.restAuthRefused = counts.restAuthRefused
         }
+        if let source = webStatistics.withLock({ $0 }) { metrics.web = source() }
     }
 }

@@ -47,6 +47,13 @@ enum PrometheusText {
         single("otkit_signals_total", "counter", "Signals delivered (client and REST).", metrics.signals)
         metric("otkit_rest_requests_total", "counter", "HTTP requests answered, by status.",
                metrics.restRequests.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", String($0.value)) })
+        metric("otkit_rest_auth_refused_total", "counter", "REST calls refused for their X-OPENTOK-AUTH JWT, by reason.",
+               metrics.restAuthRefused.sorted { $0.key < $1.key }.map { ("{reason=\"\($0.key)\"}", String($0.value)) })
+        single("otkit_http_framing_refused_total", "counter", "HTTP requests refused for their framing (Content-Length with Transfer-Encoding, bad length).", metrics.web.framingRefused)
+        single("otkit_websockets_unauthenticated_closed_total", "counter", "Signaling sockets that closed before a valid connect (most by the deadline).", metrics.web.unauthenticatedClosed)
+        single("otkit_websockets_unauthenticated_evicted_total", "counter", "Oldest signaling sockets without a connect, closed to make room at the cap.", metrics.web.unauthenticatedEvicted)
+        single("otkit_connections_descriptor_refused_total", "counter", "Connections closed on accept to keep the descriptor reserve free.", metrics.web.descriptorRefused)
+        single("otkit_accept_failures_total", "counter", "Accepts that failed (EMFILE/ENFILE); the server pauses after each.", metrics.web.acceptFailures)
         return out
     }
 }

@@ -1,3 +1,5 @@
+import OTNet
+
 /// A snapshot of what the router has done, as `/metrics` prints it. A plain value.
 public struct RouterMetrics: Sendable, Equatable {
     /// Sessions the router knows (created by REST or joined; OpenTok sessions never expire).
@@ -20,6 +22,12 @@ public struct RouterMetrics: Sendable, Equatable {
     public var signals: UInt64 = 0
     /// REST requests answered, by HTTP status.
     public var restRequests: [Int: UInt64] = [:]
+    /// REST calls refused for their project JWT, by reason (`expired`, `lifetime_too_long`,
+    /// `replayed`, `bad_signature`, `unknown_api_key`, `missing`, ...).
+    public var restAuthRefused: [String: UInt64] = [:]
+    /// What the web server refused: bad HTTP framing, unauthenticated WebSockets, accepts
+    /// in the descriptor reserve, failed accepts.
+    public var web = WebServerStatistics()
 
     /// All zero.
     public init() {}

@@ -9,6 +9,8 @@ import OTSignaling
 /// the ones the Python SDK 3.15.0 accepts (see docs: opentok-server-sdk reference).
 struct RESTAPI {
     let hub: SessionHub
+    /// The `jti`s of accepted project JWTs, so none is accepted twice.
+    let replays = JWTReplayGuard()
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)  // folds `//`
@@ -21,14 +23,7 @@ struct RESTAPI {
         if segments.count >= 3, segments[0] == "v2", segments[1] == "project" {
             let path = segments
             let apiKey = path[2]
-            guard let credentials = hub.configuration.project(apiKey) else {
-                return failure(RESTError(403, "API key \(apiKey) is not served by this router"))
-            }
-            do {
-                _ = try ProjectJWT.verify(request.headers["x-opentok-auth"], credentials: credentials)
-            } catch {
-                return failure(RESTError(error.httpStatus, "authentication failed: \(error.description)"))
-            }
+            if let refusal = authenticate(request.headers["x-opentok-auth"], apiKey: apiKey) { return failure(refusal) }
             return project(apiKey: apiKey, method: request.method, path: Array(path.dropFirst(3)), request: request)
         }
         return failure(RESTError(404, "no such endpoint: \(request.method) \(request.path)"))
@@ -53,13 +48,10 @@ struct RESTAPI {
         guard let header = request.headers["x-opentok-auth"], !header.isEmpty else {
             return failure(RESTError(401, "authentication failed: missing X-OPENTOK-AUTH header"))
         }
-        guard let apiKey = RESTBodies.unverifiedIssuer(header), let credentials = hub.configuration.project(apiKey) else {
-            return failure(RESTError(403, "authentication failed: the JWT's iss names no API key this router serves"))
-        }
-        do {
-            _ = try ProjectJWT.verify(header, credentials: credentials)
-        } catch {
-            return failure(RESTError(403, "authentication failed: \(error.description)"))
+        let apiKey = RESTBodies.unverifiedIssuer(header) ?? ""
+        if var refusal = authenticate(header, apiKey: apiKey) {
+            if refusal.status == 401 { refusal.status = 403 }  // a credential was presented
+            return failure(refusal)
         }
         guard let form = RESTBodies.form(request.body) else { return failure(RESTError(400, "the body is not form-encoded")) }
         let relayed: Bool

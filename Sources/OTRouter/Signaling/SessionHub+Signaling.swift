@@ -129,6 +129,7 @@ extension SessionHub {
         session.connectionOrder.append(connection.id)
         peers[state.peer.id]?.connectionId = connection.id
         send(.connected(reply), requestId: requestId, to: state.peer)
+        state.peer.markAuthenticated()  // lifts the server's unauthenticated deadline
         broadcast(.connectionCreated(connection.wire), in: session, except: connection.id)
         log.log(.info, "connection.created", session: session.id, connection: connection.id,
                 ["role": grant.role.rawValue, "tokenFormat": grant.format.rawValue, "remote": state.peer.remoteAddress])
@@ -170,6 +171,7 @@ extension SessionHub {
         peers[state.peer.id]?.connectionId = connectionId
         send(.connected(connectedReply(for: session.connections[connectionId]!, in: session, ownStreams: true)),
              requestId: requestId, to: state.peer)
+        state.peer.markAuthenticated()
         if wasInterrupted {
             for streamId in connection.streams { broadcast(.streamResumed(streamId: streamId), in: session, except: connectionId) }
         }

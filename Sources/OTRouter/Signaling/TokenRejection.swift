@@ -14,6 +14,7 @@ enum TokenRejection {
         case .expiryTooFar: return "expiry_too_far"
         case .unknownRole: return "unknown_role"
         case .notProjectToken: return "not_project_token"
+        case .lifetimeTooLong: return "lifetime_too_long"
         case .missingAuthentication, .connectionTokenNotAccepted, .notYetValid, .invalidArgument: return "malformed"
         }
     }
