@@ -144,6 +144,44 @@ struct RelayedSignalingTests {
         let reply = try subscribe(subscriber, published.stream.streamId)
         #expect(reply.media != nil && reply.media != Self.leg, "routed subscribers get the router's own leg")
     }
+
+    /// Addresses a client could use to aim its peers' media at a third party, each refused
+    /// with 1011 and counted; plausible unicast addresses pass (loopback too: this client
+    /// signals from loopback). `RelayedMediaAddressTests` covers loopback from elsewhere.
+    @Test func anAnnouncedAddressThatIsNotPlainUnicastIsRefused() throws {
+        let refusedCases: [(host: String, port: Int, reason: String)] = [
+            ("239.1.2.3", 40_000, "multicast"), ("224.0.0.1", 40_000, "multicast"), ("ff02::1", 40_000, "multicast"),
+            ("::ffff:239.1.2.3", 40_000, "multicast"), ("255.255.255.255", 40_000, "broadcast"),
+            ("0.0.0.0", 40_000, "unspecified"), ("::", 40_000, "unspecified"), ("240.0.0.7", 40_000, "reserved"),
+            ("127.0.0.1", 0, "port 0"), ("127.0.0.1", 53, "port 53"), ("127.0.0.1", -1, "port -1"),
+            ("127.0.0.1", 65_536, "port 65536"), ("media.example.com", 40_000, "not an IP address"),
+            ("10.0.0.1 ", 40_000, "not an IP address"),
+        ]
+        let router = try kit.startRouter()
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey, relayed: true)
+        let publisher = try rawClient(router, sessionId, .publisher)
+        defer { publisher.close() }
+        for (host, port, reason) in refusedCases {
+            let before = router.metrics.badMessages
+            var bad = Self.leg
+            bad.host = host
+            bad.port = port
+            guard case .error(let refused)? = publisher.request(.publish(publishRequest(leg: bad))) else {
+                Issue.record("\(host):\(port) was accepted"); continue
+            }
+            #expect(refused.code == 1011 && refused.message.contains(reason), "\(host):\(port): \(refused)")
+            #expect(router.metrics.badMessages == before + 1, "the refusal of \(host):\(port) is counted")
+        }
+        for good in ["127.0.0.1", "192.0.2.10", "2001:db8::1"] {
+            var leg = Self.leg
+            leg.host = good
+            guard case .published(let published)? = publisher.request(.publish(publishRequest(leg: leg))) else {
+                Issue.record("\(good) was refused"); continue
+            }
+            #expect(publisher.request(.unpublish(streamId: published.stream.streamId)) == .ok)
+        }
+    }
 }
 
 struct RelayedTestFailure: Error, CustomStringConvertible {

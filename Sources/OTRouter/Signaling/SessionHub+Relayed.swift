@@ -53,14 +53,11 @@ extension SessionHub {
         }
     }
 
-    /// Why a relayed leg cannot be handed to subscribers, or nil when it can: an IP
-    /// literal host, a port in 1...65535, a known SRTP profile and both keys present.
-    static func relayedLegProblem(_ leg: WireMediaLeg) -> String? {
-        let isIPv4 = leg.host.split(separator: ".", omittingEmptySubsequences: false).count == 4
-            && leg.host.split(separator: ".").allSatisfy { UInt8($0) != nil }
-        let isIPv6 = leg.host.contains(":") && leg.host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-        guard isIPv4 || isIPv6 else { return "host \"\(leg.host.prefix(64))\" is not an IP address" }
-        guard (1...65535).contains(leg.port) else { return "port \(leg.port) is out of range" }
+    /// Why a relayed leg cannot be handed to subscribers, or nil when it can: a plausible
+    /// unicast address for a client whose signaling comes from `announcer`
+    /// (`RelayedMediaAddress`), a known SRTP profile and both keys present.
+    static func relayedLegProblem(_ leg: WireMediaLeg, announcer: String?) -> String? {
+        if let problem = RelayedMediaAddress.problem(host: leg.host, port: leg.port, announcer: announcer) { return problem }
         guard SRTPProfile(rfcName: leg.profile) != nil else {
             return "profile \"\(leg.profile.prefix(64))\" is not a supported SRTP profile"
         }

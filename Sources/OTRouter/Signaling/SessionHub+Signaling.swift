@@ -299,7 +299,7 @@ extension SessionHub {
                          reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
         let streamId = Self.newID()
         var leg: WireMediaLeg?
-        if session.relayed, let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg) {
+        if session.relayed, let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg, announcer: me.peer?.remoteAddress) {
             counters.badMessage()
             log.log(.warning, "stream.badRelayedLeg", session: session.id, connection: me.id, ["problem": problem])
             return fail(1011, "unable to publish: the relayed media leg \(problem)")
