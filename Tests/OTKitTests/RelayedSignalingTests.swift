@@ -34,6 +34,24 @@ struct RelayedSignalingTests {
                        videoWidth: 1280, videoHeight: 720, videoType: "camera", relayedLeg: leg)
     }
 
+    /// A subscriber's leg: the publisher's address and SSRCs, with keys derived from the
+    /// publisher's and the leg's receiver SSRC (what the publisher's pipeline derives),
+    /// never the publisher's own.
+    private func expectOwnKeys(_ media: WireMediaLeg?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let leg = try #require(media, sourceLocation: sourceLocation)
+        let ssrc = try #require(leg.receiverSSRC, "a relayed subscriber leg names its receiver SSRC", sourceLocation: sourceLocation)
+        #expect(leg.host == Self.leg.host && leg.port == Self.leg.port && leg.profile == Self.leg.profile
+                && leg.audioSSRC == Self.leg.audioSSRC && leg.videoSSRC == Self.leg.videoSSRC, sourceLocation: sourceLocation)
+        let profile = try #require(SRTPProfile(rfcName: leg.profile))
+        let publisherKeys = SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: Self.leg.routerKey),
+                                        receive: try SRTPKeyMaterial(profile: profile, base64: Self.leg.clientKey))
+        let own = publisherKeys.relayedReceiver(ssrc: ssrc)
+        #expect(leg.routerKey == own.send.base64 && leg.clientKey == own.receive.base64, "derived keys", sourceLocation: sourceLocation)
+        #expect(leg.routerKey != Self.leg.routerKey && leg.clientKey != Self.leg.clientKey, "not the publisher's own keys",
+                sourceLocation: sourceLocation)
+        #expect(ssrc != 0 && ssrc != leg.audioSSRC && ssrc != leg.videoSSRC && ssrc != RTPProbe.ssrc, sourceLocation: sourceLocation)
+    }
+
     private func limits(_ raw: RawSignalingClient) -> [EncodingPreferences] {
         raw.events.compactMap { if case .encodingPreferences(let p) = $0 { return p } else { return nil } }
     }
@@ -66,7 +84,7 @@ struct RelayedSignalingTests {
         defer { first.close() }
         let second = try rawClient(router, sessionId, .subscriber)
         let one = try subscribe(first, streamId)
-        #expect(one.media == Self.leg, "the subscriber's media is the publisher's own leg")
+        try expectOwnKeys(one.media)
 
         func expectLimits(_ expected: [EncodingPreferences], _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
             // The publisher's events arrive after the request that caused them was answered.
@@ -86,7 +104,10 @@ struct RelayedSignalingTests {
         expectLimits(expected, "the only subscriber's preference is the limit")
 
         let two = try subscribe(second, streamId)
-        #expect(two.media == Self.leg)
+        try expectOwnKeys(two.media)
+        #expect(one.media?.receiverSSRC != two.media?.receiverSSRC, "one receiver SSRC per subscriber")
+        #expect(one.media?.clientKey != two.media?.clientKey && one.media?.routerKey != two.media?.routerKey,
+                "two subscribers of one stream get different keys")
         expected.append(limit(nil, nil, nil))
         expectLimits(expected, "a second subscriber without preferences lifts the limit")
 

@@ -92,14 +92,14 @@ public final class PublisherPipeline: Sendable {
         }
         localAddress = socket.localAddress
         videoSender = self.videoSource == nil ? nil
-            : try RTPStreamSender(parameters: configuration.videoStream, keys: configuration.keys?.send)
+            : try RTPStreamSender(parameters: configuration.videoStream, keys: configuration.streamKeys?.send)
         audioSender = self.audioSource == nil ? nil
-            : try RTPStreamSender(parameters: configuration.audioStream, keys: configuration.keys?.send)
+            : try RTPStreamSender(parameters: configuration.audioStream, keys: configuration.streamKeys?.send)
         let extraLayers = try Self.simulcastStreams(of: configuration)
         var senders: [RTPStreamSender] = []
         if self.videoSource != nil {
             for parameters in extraLayers {
-                senders.append(try RTPStreamSender(parameters: parameters, keys: configuration.keys?.send))
+                senders.append(try RTPStreamSender(parameters: parameters, keys: configuration.streamKeys?.send))
             }
         }
         simulcastSenders = senders

@@ -48,6 +48,8 @@ struct SubscriptionRecord {
     var video = true
     /// The subscriber's preferredResolution / preferredFrameRate (nil: none).
     var preferences: SubscriberPreferences?
+    /// Relayed sessions: the SSRC its keys were derived from (unique per stream).
+    var relayedReceiverSSRC: UInt32? = nil
 }
 
 /// How a session archives, from `POST /session/create`.

@@ -53,6 +53,31 @@ extension SessionHub {
         }
     }
 
+    /// A subscriber's leg to a relayed stream: the publisher's address and SSRCs with keys
+    /// of its own, derived from the publisher's keys and a fresh receiver SSRC that no other
+    /// subscription of the stream has (`SRTPLegKeys.relayedReceiver(ssrc:)`; the publisher
+    /// derives the same when the subscriber's first SRTCP arrives). Nil when the stream
+    /// announced no leg or its keys do not parse (checked at publish, so not expected).
+    /// Cost: a few HMAC-SHA256, under the lock, once per subscribe.
+    static func relayedSubscriberLeg(of stream: StreamRecord, taken: Set<UInt32>) -> WireMediaLeg? {
+        guard let published = stream.relayedLeg, let profile = SRTPProfile(rfcName: published.profile),
+              let publisherSends = try? SRTPKeyMaterial(profile: profile, base64: published.routerKey),
+              let publisherReceives = try? SRTPKeyMaterial(profile: profile, base64: published.clientKey) else { return nil }
+        var avoid = taken.union([0, RTPProbe.ssrc])
+        if let audio = published.audioSSRC { avoid.insert(audio) }
+        if let video = published.videoSSRC { avoid.insert(video) }
+        var generator = SystemRandomNumberGenerator()
+        var ssrc: UInt32 = generator.next()
+        while avoid.contains(ssrc) { ssrc = generator.next() }
+        let keys = SRTPLegKeys(send: publisherSends, receive: publisherReceives).relayedReceiver(ssrc: ssrc)
+        // The subscriber's view: it sends RTCP with what the publisher receives with.
+        var leg = WireMediaLeg(host: published.host, port: published.port, profile: published.profile,
+                               clientKey: keys.receive.base64, routerKey: keys.send.base64,
+                               audioSSRC: published.audioSSRC, videoSSRC: published.videoSSRC)
+        leg.receiverSSRC = ssrc
+        return leg
+    }
+
     /// Why a relayed leg cannot be handed to subscribers, or nil when it can: a plausible
     /// unicast address for a client whose signaling comes from `announcer`
     /// (`RelayedMediaAddress`), a known SRTP profile and both keys present.

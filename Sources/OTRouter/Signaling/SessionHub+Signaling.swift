@@ -334,7 +334,9 @@ extension SessionHub {
         let subscriberId = Self.newID()
         var leg: WireMediaLeg?
         if session.relayed {
-            leg = session.streams[request.streamId]?.relayedLeg  // the publisher's own socket and keys
+            // The publisher's own socket, with keys only this subscriber gets.
+            let taken = Set(session.subscriptions.values.lazy.filter { $0.streamId == request.streamId }.compactMap(\.relayedReceiverSSRC))
+            leg = session.streams[request.streamId].flatMap { Self.relayedSubscriberLeg(of: $0, taken: taken) }
         } else {
             do {
                 leg = try media.addSubscriber(subscriberId: subscriberId, streamId: request.streamId,
@@ -345,7 +347,8 @@ extension SessionHub {
             }
         }
         session.subscriptions[subscriberId] = SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id,
-                                                                 audio: request.subscribeToAudio, video: request.subscribeToVideo)
+                                                                 audio: request.subscribeToAudio, video: request.subscribeToVideo,
+                                                                 relayedReceiverSSRC: leg?.receiverSSRC)
         session.connections[me.id]!.subscriptions.insert(subscriberId)
         reply(.subscribed(SubscribedReply(subscriberId: subscriberId, streamId: request.streamId, media: leg)))
         // A subscriber without preferences lifts a relayed publisher's limit.
