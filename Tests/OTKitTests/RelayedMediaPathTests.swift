@@ -73,6 +73,10 @@ struct RelayedMediaPathTests {
         #expect(a.wait { _ in publisherPipeline.transportCounters.snapshot().relayedDestinations == 2 })
         sessionC.disconnect()
         #expect(c.wait { $0.last == "didDisconnect" })
+        // The router revokes its keys at the publisher, whose pipeline stops sending to it.
+        #expect(a.wait { _ in sessionA.log.lines().contains { $0.hasSuffix("relayed receivers revoked: 1") } },
+                "the publisher is told the second subscriber's keys are void")
+        #expect(a.wait { _ in publisherPipeline.transportCounters.snapshot().relayedDestinations == 1 })
 
         #expect(b.wait(20) { _ in render.seen.count >= 15 }, "frames arrive peer to peer: \(render.seen.count)")
         #expect(b.wait(20) { _ in (subscriber.counters?.audio.packets ?? 0) >= 50 }, "audio arrives peer to peer")

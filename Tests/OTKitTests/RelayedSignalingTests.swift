@@ -52,6 +52,10 @@ struct RelayedSignalingTests {
         #expect(ssrc != 0 && ssrc != leg.audioSSRC && ssrc != leg.videoSSRC && ssrc != RTPProbe.ssrc, sourceLocation: sourceLocation)
     }
 
+    private func revocations(_ raw: RawSignalingClient) -> [RelayedReceiversRevoked] {
+        raw.events.compactMap { if case .relayedReceiversRevoked(let r) = $0 { return r } else { return nil } }
+    }
+
     private func limits(_ raw: RawSignalingClient) -> [EncodingPreferences] {
         raw.events.compactMap { if case .encodingPreferences(let p) = $0 { return p } else { return nil } }
     }
@@ -125,11 +129,16 @@ struct RelayedSignalingTests {
         #expect(first.request(.unsubscribe(subscriberId: one.subscriberId)) == .ok)
         expected.append(limit(160, 90, nil))
         expectLimits(expected, "the first subscriber left: the second's preference is the limit")
+        #expect(revocations(publisher) == [RelayedReceiversRevoked(streamId: streamId, receiverSSRCs: [one.media?.receiverSSRC ?? 0])],
+                "the publisher drops the keys of a subscriber that unsubscribed")
 
         #expect(second.request(.disconnect) == .ok)
         second.close()
         expected.append(limit(nil, nil, nil))
         expectLimits(expected, "no subscriber left: no limit")
+        #expect(revocations(publisher).last == RelayedReceiversRevoked(streamId: streamId, receiverSSRCs: [two.media?.receiverSSRC ?? 0]),
+                "and of one that disconnected")
+        #expect(revocations(publisher).count == 2)
     }
 
     @Test func anUnusableLegIsRefusedAndRoutedSessionsIgnoreIt() throws {

@@ -6,7 +6,8 @@ import Testing
 /// two receivers on raw sockets announce themselves with SRTCP under their own derived
 /// keys; each gets copies it can decrypt and the other cannot (real libsrtp both ways), a
 /// NACK is answered under the asker's keys, and RTCP that one receiver forges under
-/// another's SSRC, or a made-up one, is refused and counted.
+/// another's SSRC, or a made-up one, is refused and counted; a revoked receiver gets
+/// nothing more.
 @Suite struct RelayedReceiverKeysTests {
     /// One receiver on a raw loopback socket: its SSRC, its view of the derived keys, and
     /// an RTCP sender protecting with them.
@@ -149,5 +150,19 @@ import Testing
         #expect(publisher.transportCounters.snapshot().relayedDestinations == 2, "no destination added for the forger")
         let toForger = try forger.collectRTP(count: 1, seconds: 1)
         #expect(toForger.isEmpty, "the forger gets no media")
+
+        // The signaling revokes B (it unsubscribed): B gets nothing more, and its own
+        // correctly keyed RTCP no longer brings it back; A goes on.
+        publisher.revokeRelayedReceivers([b.ssrc])
+        #expect(TransportTestSupport.waitUntil(seconds: 10) { publisher.transportCounters.snapshot().relayedDestinations == 1 })
+        let badAtRevocation = publisher.videoCounters.snapshot().badPackets
+        b.report(to: address)
+        #expect(TransportTestSupport.waitUntil(seconds: 10) { publisher.videoCounters.snapshot().badPackets > badAtRevocation },
+                "the revoked receiver's RTCP is refused")
+        _ = try b.collectRTP(count: 1000, seconds: 0.5)  // what was already on its way
+        #expect(try b.collectRTP(count: 1, seconds: 1).isEmpty, "no media after the revocation")
+        a.report(to: address)
+        #expect(try a.collectRTP(count: 20).count >= 20, "the other receiver still gets the stream")
+        #expect(publisher.transportCounters.snapshot().relayedDestinations == 1)
     }
 }

@@ -23,6 +23,12 @@
 /// their original transport-wide number and wait in the pacer's retransmission queue
 /// (after audio, before new video), within a budget of half the estimate.
 ///
+/// Relayed with keys per receiver (`PublisherConfiguration.relayedKeysPerReceiver`): the
+/// senders leave packets plain; each receiver gets a copy protected with its own keys
+/// (`RelayedReceiverContexts`), the store keeps the plain bytes, and a resend is protected
+/// for the receiver that asked. Receivers are found by their authenticated SRTCP
+/// (`authenticateRTCP`).
+///
 /// Cost per packet: one protect, one history record, O(1) pacer work; no allocation
 /// (buffers are pooled, tables and arrays made once). No lock is held across the send.
 final class PublisherTransport {
@@ -78,6 +84,10 @@ final class PublisherTransport {
     /// Plain packets handed to `fanOut` this turn (protected copies went out instead),
     /// released at `flush` after the video ones were stored for NACKs.
     private var plaintexts: [PacketBuffer] = []
+    /// Receiver SSRCs revoked by the signaling (most recent `revokedCapacity`): refused.
+    private var revoked: [UInt32] = []
+    /// How many revoked SSRCs are remembered (the oldest are forgotten first).
+    static let revokedCapacity = 256
     /// Receiver key derivations in the current second, and when that second began.
     private var derivations = (count: 0, since: UInt64(0))
     /// At most this many receivers' keys are derived a second (a flood of made-up SSRCs
@@ -168,6 +178,7 @@ final class PublisherTransport {
     /// when to come back (nil: nothing queued and no padding).
     func pump(now: UInt64) -> UInt64? {
         let counters = pipeline.transportCounters
+        if pipeline.hasRevocations.load(ordering: .acquiring) { applyRevocations(now: now) }
         while let entry = pipeline.outgoing.pop() {
             guard let handle = handles.insert(entry.buffer) else {
                 pipeline.pool.release(entry.buffer)
@@ -480,7 +491,9 @@ final class PublisherTransport {
             leg.lastHeard = now
             return plain
         }
-        guard let ssrc = RelayedReceiverContexts.senderSSRC(of: UnsafeRawBufferPointer(buffer.bytes)) else { return nil }
+        guard let ssrc = RelayedReceiverContexts.senderSSRC(of: UnsafeRawBufferPointer(buffer.bytes)), !revoked.contains(ssrc) else {
+            return nil
+        }
         if let leg = legs.first(where: { $0.contexts?.ssrc == ssrc }), let contexts = leg.contexts {
             guard let plain = unprotect(contexts) else { return nil }
             leg.address = source
@@ -498,6 +511,24 @@ final class PublisherTransport {
         pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
         pipeline.requestKeyframe()  // a new receiver needs a keyframe to start
         return plain
+    }
+
+    /// Drops the legs of receivers the signaling revoked and remembers their SSRCs, so
+    /// `authenticateRTCP` refuses them. Cost: a lock and a scan of ≤ 8 legs, per revocation.
+    private func applyRevocations(now: UInt64) {
+        pipeline.hasRevocations.store(false, ordering: .relaxed)
+        let ssrcs = pipeline.revocations.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        guard !ssrcs.isEmpty else { return }
+        revoked += ssrcs
+        if revoked.count > Self.revokedCapacity { revoked.removeFirst(revoked.count - Self.revokedCapacity) }
+        let before = legs.count
+        legs.removeAll { leg in leg.contexts.map { ssrcs.contains($0.ssrc) } ?? false }
+        guard legs.count != before else { return }
+        pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
+        updateTargets(now: now)
     }
 
     /// Whether relayed receivers have keys of their own (`authenticateRTCP` checks SRTCP).

@@ -7,7 +7,8 @@ import CSRTP
 /// Policy: libsrtp `ssrc_any_outbound` / `ssrc_any_inbound`, replay window of 1024
 /// packets, `allow_repeat_tx` off (a sender never protects one index twice: OTKit's
 /// publisher answers a NACK by resending the bytes it already protected, see
-/// `RetransmissionStore`). No MKI.
+/// `RetransmissionStore`) unless `allowRepeatedIndex` (a relayed publisher's per-receiver
+/// contexts, which protect each resend of the same plain bytes anew). No MKI.
 ///
 /// Buffers: everything happens in place. A caller that protects must reserve trailer room
 /// after the packet up front — `SRTPProfile.maxTrailer` (20) bytes suits every profile —

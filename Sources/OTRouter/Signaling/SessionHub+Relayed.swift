@@ -31,8 +31,11 @@ extension SessionHub {
     }
 
     /// Recomputes `streamId`'s limit and sends it to the publisher when it changed
-    /// (lifting a limit sends one with every field nil). Under the lock.
+    /// (lifting a limit sends one with every field nil), and revokes the keys of
+    /// subscriptions that ended (`revokeEndedReceivers`). Under the lock; runs on every
+    /// subscription change of the stream.
     func updateEncodingLimit(streamId: String, in session: inout SessionRecord) {
+        revokeEndedReceivers(streamId: streamId, in: &session)
         guard session.relayed, let stream = session.streams[streamId] else { return }
         let limit = Self.aggregateEncodingLimit(streamId: streamId, subscriptions: session.subscriptions.values)
         guard limit != stream.encodingLimit else { return }
@@ -43,6 +46,24 @@ extension SessionHub {
                 ["stream": streamId, "maxWidth": message.maxWidth.map(String.init) ?? "-",
                  "maxHeight": message.maxHeight.map(String.init) ?? "-",
                  "maxFrameRate": message.maxFrameRate.map { String($0) } ?? "-"])
+    }
+
+    /// Tells the publisher of `streamId` which receiver SSRCs no longer belong to a
+    /// subscription (`relayedReceiversRevoked`): its pipeline stops sending to them and
+    /// refuses their RTCP, so a subscriber that unsubscribed or was disconnected does not
+    /// keep the stream by keeping its keys. A publisher away in its reconnection grace
+    /// misses it; those receivers then drop out when their RTCP stops (5 s). Under the lock.
+    func revokeEndedReceivers(streamId: String, in session: inout SessionRecord) {
+        guard session.relayed, let stream = session.streams[streamId], !stream.relayedReceivers.isEmpty else { return }
+        let live = Set(session.subscriptions.values.lazy.filter { $0.streamId == streamId }.compactMap(\.relayedReceiverSSRC))
+        let ended = stream.relayedReceivers.subtracting(live)
+        guard !ended.isEmpty else { return }
+        session.streams[streamId]!.relayedReceivers = live
+        session.streams[streamId]!.revokedReceivers.formUnion(ended)
+        send(.relayedReceiversRevoked(RelayedReceiversRevoked(streamId: streamId, receiverSSRCs: ended.sorted())),
+             to: session.connections[stream.wire.connectionId]?.peer)
+        log.log(.info, "stream.receiversRevoked", session: session.id, connection: stream.wire.connectionId,
+                ["stream": streamId, "count": String(ended.count)])
     }
 
     /// A publisher came back on a new socket: it may have missed its streams' limits.

@@ -335,8 +335,10 @@ extension SessionHub {
         var leg: WireMediaLeg?
         if session.relayed {
             // The publisher's own socket, with keys only this subscriber gets.
-            let taken = Set(session.subscriptions.values.lazy.filter { $0.streamId == request.streamId }.compactMap(\.relayedReceiverSSRC))
-            leg = session.streams[request.streamId].flatMap { Self.relayedSubscriberLeg(of: $0, taken: taken) }
+            leg = session.streams[request.streamId].flatMap {
+                Self.relayedSubscriberLeg(of: $0, taken: $0.relayedReceivers.union($0.revokedReceivers))
+            }
+            if let ssrc = leg?.receiverSSRC { session.streams[request.streamId]!.relayedReceivers.insert(ssrc) }
         } else {
             do {
                 leg = try media.addSubscriber(subscriberId: subscriberId, streamId: request.streamId,
