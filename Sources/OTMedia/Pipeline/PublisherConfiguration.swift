@@ -36,7 +36,7 @@ public struct PublisherConfiguration: Sendable {
     /// Relayed fan-out with `keys`: each receiver gets keys of its own
     /// (`SRTPLegKeys.relayedReceiver(ssrc:)` of `keys` and the SSRC its SRTCP carries), so no
     /// receiver can read or forge another's copy. A receiver is added when its first SRTCP
-    /// authenticates under its derived keys (at most 50 derivations a second, against
+    /// authenticates under its derived keys (at most 20 derivations a second, against
     /// floods of made-up SSRCs); each packet is protected once per receiver, as each
     /// receiver already gets a copy of its own. False: every receiver shares `keys`.
     public var relayedKeysPerReceiver = false

@@ -90,9 +90,10 @@ final class PublisherTransport {
     static let revokedCapacity = 256
     /// Receiver key derivations in the current second, and when that second began.
     private var derivations = (count: 0, since: UInt64(0))
-    /// At most this many receivers' keys are derived a second (a flood of made-up SSRCs
-    /// costs the publisher ~50 key derivations a second, not one per datagram).
-    static let derivationsPerSecond = 50
+    /// At most this many receivers' keys are derived a second: a flood of made-up SSRCs
+    /// costs the transport thread ~20 × 1.2 ms a second (one libsrtp context each), not one
+    /// per datagram; a real subscriber refused meanwhile is taken at its next RTCP (1 s).
+    static let derivationsPerSecond = 20
     private let probeSender: RTPStreamSender
     private var batch: [PacketBuffer] = []
     private var batchKinds: [SentPacketKind] = []
@@ -504,8 +505,12 @@ final class PublisherTransport {
         if now &- derivations.since >= 1_000_000_000 { derivations = (0, now) }
         guard derivations.count < Self.derivationsPerSecond else { return nil }
         derivations.count += 1
-        guard let contexts = try? RelayedReceiverContexts(ssrc: ssrc, master: master, pipeline: pipeline),
-              let plain = unprotect(contexts) else { return nil }
+        // The checking context first: a made-up SSRC costs one context (~1.2 ms), not three.
+        let keys = master.relayedReceiver(ssrc: ssrc)
+        guard let feedback = try? SRTPSession(keys: keys.receive, direction: .receiver),
+              let plain = try? feedback.unprotectRTCP(buffer.writableBytes, length: length),
+              let contexts = try? RelayedReceiverContexts(ssrc: ssrc, keys: keys, feedback: feedback, pipeline: pipeline)
+        else { return nil }
         legs.append(PublisherTransportLeg(address: source, contexts: contexts,
                                           configuration: pipeline.configuration.bandwidthEstimation, now: now))
         pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
