@@ -41,12 +41,15 @@ struct RelayedMediaPathTests {
         let (subscriber, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
         let subscriberPipeline = try #require(subscriber.lock.withLock { subscriber.pipeline })
 
-        // The subscriber talks to the publisher's socket, with mirrored keys and its SSRCs.
+        // The subscriber talks to the publisher's socket, with keys of its own (derived from
+        // the publisher's and its receiver SSRC) and the publisher's SSRCs.
         let sub = subscriberPipeline.configuration
         let pub = publisherPipeline.configuration
         #expect(sub.feedbackDestination == SocketAddress(ipv4: "127.0.0.1", port: publisherPipeline.localAddress.port))
-        #expect(sub.keys?.send.keyAndSalt == pub.keys?.receive.keyAndSalt, "the subscriber's RTCP key is the publisher's receive key")
-        #expect(sub.keys?.receive.keyAndSalt == pub.keys?.send.keyAndSalt, "the publisher's media key is the subscriber's receive key")
+        let own = try #require(pub.keys?.relayedReceiver(ssrc: sub.ssrc))
+        #expect(sub.keys?.send == own.receive, "the subscriber's RTCP key is derived from the publisher's receive key")
+        #expect(sub.keys?.receive == own.send, "the subscriber's media key is derived from the publisher's send key")
+        #expect(sub.keys?.receive != pub.keys?.send && sub.keys?.send != pub.keys?.receive, "never the publisher's own keys")
         #expect(pub.keys?.send.keyAndSalt != pub.keys?.receive.keyAndSalt, "fresh keys per direction")
         #expect(sub.videoStream?.ssrc == pub.videoStream.ssrc && sub.audioStream?.ssrc == pub.audioStream.ssrc)
         #expect(pub.videoStream.ssrc != pub.audioStream.ssrc && pub.videoStream.ssrc != RTPProbe.ssrc)
@@ -57,6 +60,23 @@ struct RelayedMediaPathTests {
         let limit = EncodingPreferences(streamId: streamId, maxWidth: 320, maxHeight: 180, maxFrameRate: 7.5)
         #expect(a.wait { _ in publisher.lock.withLock { publisher.lastEncodingPreferences } == limit },
                 "got \(String(describing: publisher.lock.withLock { publisher.lastEncodingPreferences }))")
+
+        // A second subscriber: keys of its own, both get the stream (one copy each).
+        let c = DelegateRecorder()
+        let sessionC = try kit.makeSession(router, sessionId, c)
+        try kit.connect(sessionC, c, token: try kit.token(sessionId, .subscriber))
+        #expect(c.wait { $0.contains("streamCreated \(streamId)") })
+        let (second, secondRender) = try kit.subscribeReadingFrameNumbers(sessionC, c, try #require(sessionC.streams[streamId]))
+        let secondKeys = try #require(second.lock.withLock { second.pipeline }?.configuration.keys)
+        #expect(secondKeys.receive != sub.keys?.receive && secondKeys.send != sub.keys?.send, "two subscribers, two sets of keys")
+        #expect(c.wait(20) { _ in secondRender.seen.count >= 15 }, "the second subscriber decodes: \(secondRender.seen.count)")
+        #expect(a.wait { _ in publisherPipeline.transportCounters.snapshot().relayedDestinations == 2 })
+        sessionC.disconnect()
+        #expect(c.wait { $0.last == "didDisconnect" })
+        // The router revokes its keys at the publisher, whose pipeline stops sending to it.
+        #expect(a.wait { _ in sessionA.log.lines().contains { $0.hasSuffix("relayed receivers revoked: 1") } },
+                "the publisher is told the second subscriber's keys are void")
+        #expect(a.wait { _ in publisherPipeline.transportCounters.snapshot().relayedDestinations == 1 })
 
         #expect(b.wait(20) { _ in render.seen.count >= 15 }, "frames arrive peer to peer: \(render.seen.count)")
         #expect(b.wait(20) { _ in (subscriber.counters?.audio.packets ?? 0) >= 50 }, "audio arrives peer to peer")

@@ -69,6 +69,13 @@ import Testing
         .subscriberQuality(SubscriberQualityEvent(subscriberId: "u1", streamId: "s1", state: "disabled")),
         .encodingPreferences(EncodingPreferences(streamId: "s1", maxWidth: 320, maxHeight: 180, maxFrameRate: 7.5)),
         .encodingPreferences(EncodingPreferences(streamId: "s1", maxWidth: nil, maxHeight: nil, maxFrameRate: nil)),
+        .relayedReceiversRevoked(RelayedReceiversRevoked(streamId: "s1", receiverSSRCs: [1, 0xFFFF_FFFF])),
+        .subscribed(SubscribedReply(subscriberId: "u1", streamId: "s1", media: {
+            var leg = WireMediaLeg(host: "192.0.2.1", port: 40_000, profile: "AEAD_AES_128_GCM", clientKey: "a2V5",
+                                   routerKey: "c2FsdA==", audioSSRC: 1, videoSSRC: 2)
+            leg.receiverSSRC = 0xFFFF_FFFE  // a relayed subscriber leg
+            return leg
+        }())),
     ]
 
     @Test(arguments: clientMessages)

@@ -67,6 +67,16 @@ extension OTPublisherKit {
                                  maxFrameRate: preferences.maxFrameRate)
     }
 
+    /// Relayed sessions: these subscribers' keys are void (they unsubscribed or left); the
+    /// pipeline stops sending to them and refuses their RTCP. Work queue.
+    func revokeRelayedReceivers(_ revoked: RelayedReceiversRevoked) {
+        let streamId = stream?.streamId  // (takes the lock itself)
+        guard streamId == nil || streamId == revoked.streamId else { return }
+        let running = lock.withLock { pipeline ?? preparedRelayed?.pipeline }
+        running?.revokeRelayedReceivers(revoked.receiverSSRCs)
+        session?.log.add("relayed receivers revoked: \(revoked.receiverSSRCs.count)")
+    }
+
     /// Asks for a statistics report (`getRtcStatsReport`): `rtcStatsReportDelegate`
     /// receives it on `apiQueue`, one entry per media leg. Nothing is delivered when the
     /// publisher is not publishing. Cost: a JSON serialisation of a few dozen numbers.

@@ -249,8 +249,10 @@ public class OTPublisherKit: @unchecked Sendable {
         // Routed: temporal layers (the router thins frame rate per subscriber) and the
         // simulcast encodings the router gave SSRCs for.
         if !relayed { configuration.useRoutedLayers(simulcastSSRCs: simulcastSSRCs) }
-        // Relayed: the stream goes to every subscriber heard from (authenticated RTCP).
+        // Relayed: the stream goes to every subscriber heard from (authenticated RTCP),
+        // each with keys of its own (the router hands out the same derivation).
         configuration.relayedFanOut = relayed
+        configuration.relayedKeysPerReceiver = relayed
         do {
             return (try PublisherPipeline(configuration: configuration, videoSource: videoSource, audioSource: audioSource), audioSource)
         } catch {

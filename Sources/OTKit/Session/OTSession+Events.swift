@@ -62,6 +62,9 @@ extension OTSession {
         case .encodingPreferences(let preferences):
             let publisher = lock.withLock { state.publisher }
             if let publisher { publisher.applyEncodingPreferences(preferences) } else { log.add("encoding preferences without a publisher") }
+        case .relayedReceiversRevoked(let revoked):
+            let publisher = lock.withLock { state.publisher }
+            if let publisher { publisher.revokeRelayedReceivers(revoked) } else { log.add("receiver revocation without a publisher") }
         case .connected, .published, .subscribed, .issueReported, .ok, .pong:
             log.add("unexpected reply without a request")
         }

@@ -148,6 +148,8 @@ public class OTSubscriberKit: @unchecked Sendable {
         var configuration = SubscriberConfiguration()
         configuration.keys = try MediaLegKeys.make(leg, publisherDomain: false)
         configuration.feedbackDestination = feedback
+        // Relayed: our keys are derived from this SSRC; the publisher finds them by it.
+        if let ssrc = leg.receiverSSRC { configuration.ssrc = ssrc }
         configuration.videoStream = leg.videoSSRC.map { RTPStreamParameters(ssrc: $0, payloadType: 96, clockRate: 90_000) }
         configuration.audioStream = leg.audioSSRC.map { RTPStreamParameters(ssrc: $0, payloadType: 111, clockRate: 48_000) }
         let sink = GatedAudioSink(inner: OTAudioDeviceManager.makeRenderSink(), control: audioControl)

@@ -33,10 +33,20 @@ public struct PublisherConfiguration: Sendable {
     /// video target is the smallest. Receivers must send RTCP first (a subscriber's first
     /// receiver report goes out at start). Off: routed, one fixed destination.
     public var relayedFanOut = false
+    /// Relayed fan-out with `keys`: each receiver gets keys of its own
+    /// (`SRTPLegKeys.relayedReceiver(ssrc:)` of `keys` and the SSRC its SRTCP carries), so no
+    /// receiver can read or forge another's copy. A receiver is added when its first SRTCP
+    /// authenticates under its derived keys (at most 20 derivations a second, against
+    /// floods of made-up SSRCs); each packet is protected once per receiver, as each
+    /// receiver already gets a copy of its own. False: every receiver shares `keys`.
+    public var relayedKeysPerReceiver = false
     /// Most relayed destinations (8).
     public var relayedDestinationLimit = 8
     /// A relayed destination not heard from for this long is dropped (5 s).
     public var relayedDestinationTimeoutNanoseconds: UInt64 = 5_000_000_000
+    /// The keys the pipeline's own senders and RTCP receiver use: `keys`, or nil when each
+    /// relayed receiver has its own (packets are protected per receiver by the transport).
+    var streamKeys: SRTPLegKeys? { relayedFanOut && relayedKeysPerReceiver ? nil : keys }
     /// Nanoseconds between sender reports.
     public var senderReportIntervalNanoseconds: UInt64 = 1_000_000_000
 

@@ -22,7 +22,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     init(pipeline: PublisherPipeline) throws(MediaError) {
         self.pipeline = pipeline
         ntp = NTPClock.system(monotonicNanoseconds: pipeline.clock.nanoseconds())
-        let keys = pipeline.configuration.keys
+        let keys = pipeline.configuration.streamKeys
         do { srtp = try keys.map { k throws(SRTPError) in try SRTPSession(keys: k.receive, direction: .receiver) } } catch {
             throw MediaError(.invalidArgument, "SRTCP receiver: \(error)")
         }
@@ -67,7 +67,14 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             return
         }
         var length = buffer.length
-        if let srtp {
+        if transport.keysPerReceiver {
+            // Relayed, keys per receiver: the sender's own keys (or none) must pass it.
+            guard let plain = transport.authenticateRTCP(buffer, length: length, from: buffer.peer, now: now) else {
+                pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
+                return
+            }
+            length = plain
+        } else if let srtp {
             do { length = try srtp.unprotectRTCP(buffer.writableBytes, length: length) } catch {
                 pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
                 return
@@ -126,7 +133,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         for sequence in nack.lostSequenceNumbers {
             pipeline.videoCounters.nacks.add(1, ordering: .relaxed)
             guard let buffer = pipeline.pool.take() else { break }
-            if store.copy(sequence: sequence, now: now, into: buffer) {
+            if store.copy(sequence: sequence, now: now, into: buffer), transport.protectResend(buffer, for: source) {
                 buffer.peer = destination
                 if !transport.enqueueRetransmission(buffer, now: now) { resend.append(buffer) }
             } else {
@@ -178,9 +185,9 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private func sendReports(now: UInt64) {
         let configuration = pipeline.configuration
         if configuration.relayedFanOut {
-            for destination in transport.relayedDestinations {
-                if let video = pipeline.videoSender { sendReport(for: video, to: destination, now: now) }
-                if let audio = pipeline.audioSender { sendReport(for: audio, to: destination, now: now) }
+            transport.forEachRelayedDestination { destination, sender in
+                if let video = pipeline.videoSender { sendReport(for: video, to: destination, through: sender ?? rtcp, now: now) }
+                if let audio = pipeline.audioSender { sendReport(for: audio, to: destination, through: sender ?? rtcp, now: now) }
             }
             return
         }
@@ -191,7 +198,11 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         }
     }
 
-    private func sendReport(for sender: RTPStreamSender, to destination: SocketAddress, now: UInt64) {
+    /// One SR + SDES for `sender`'s stream to `destination`, protected by `rtcpSender`
+    /// (a relayed receiver's own, or the pipeline's).
+    private func sendReport(for sender: RTPStreamSender, to destination: SocketAddress, through rtcpSender: RTCPSender? = nil,
+                            now: UInt64) {
+        let rtcp = rtcpSender ?? self.rtcp
         guard sender.hasSent else { return }
         let counts = sender.senderReportCounts()
         let report = SenderReport(ssrc: sender.parameters.ssrc, ntpTimestamp: ntp.timestamp(atMonotonic: now),

@@ -62,6 +62,10 @@ public final class PublisherPipeline: Sendable {
     let videoFramesPushedBackCount = Atomic<UInt64>(0)
     let videoFramesSuspendedCount = Atomic<UInt64>(0)
     let pool: PacketBufferPool
+    /// Relayed receivers (their RTCP SSRCs) to drop, handed to the transport thread, which
+    /// checks `hasRevocations` once per turn.
+    let revocations = Mutex<[UInt32]>([])
+    let hasRevocations = Atomic<Bool>(false)
     /// Packets the capture threads hand to the transport (feedback) thread for pacing.
     let outgoing = OutgoingPacketQueue(capacity: 512)
     /// Congestion-control counters: estimate, video target, pacing and padding rates,
@@ -94,14 +98,14 @@ public final class PublisherPipeline: Sendable {
         }
         localAddress = socket.localAddress
         videoSender = self.videoSource == nil ? nil
-            : try RTPStreamSender(parameters: configuration.videoStream, keys: configuration.keys?.send)
+            : try RTPStreamSender(parameters: configuration.videoStream, keys: configuration.streamKeys?.send)
         audioSender = self.audioSource == nil ? nil
-            : try RTPStreamSender(parameters: configuration.audioStream, keys: configuration.keys?.send)
+            : try RTPStreamSender(parameters: configuration.audioStream, keys: configuration.streamKeys?.send)
         let extraLayers = try Self.simulcastStreams(of: configuration)
         var senders: [RTPStreamSender] = []
         if self.videoSource != nil {
             for parameters in extraLayers {
-                senders.append(try RTPStreamSender(parameters: parameters, keys: configuration.keys?.send))
+                senders.append(try RTPStreamSender(parameters: parameters, keys: configuration.streamKeys?.send))
             }
         }
         simulcastSenders = senders
@@ -205,6 +209,17 @@ public final class PublisherPipeline: Sendable {
     /// The current bandwidth estimate, bits/s; 0 before the first transport-wide
     /// feedback. Cost: one relaxed atomic load.
     public var bandwidthEstimate: UInt64 { transportCounters.estimate.load(ordering: .relaxed) }
+
+    /// Relayed with keys per receiver: stops sending to the receivers whose RTCP carries
+    /// these SSRCs and refuses their RTCP from now on (the signaling said their
+    /// subscriptions ended). Cost: a lock and a wake-up here; the transport thread drops
+    /// them on its next turn. Does nothing otherwise.
+    public func revokeRelayedReceivers(_ ssrcs: [UInt32]) {
+        guard configuration.relayedFanOut, configuration.relayedKeysPerReceiver, !ssrcs.isEmpty else { return }
+        revocations.withLock { $0 += ssrcs }
+        hasRevocations.store(true, ordering: .releasing)
+        wakeTransport()
+    }
 
     /// Asks the video encoder for a keyframe on its next frame.
     public func requestKeyframe() { keyframeRequested.store(true, ordering: .relaxed) }

@@ -23,6 +23,12 @@
 /// their original transport-wide number and wait in the pacer's retransmission queue
 /// (after audio, before new video), within a budget of half the estimate.
 ///
+/// Relayed with keys per receiver (`PublisherConfiguration.relayedKeysPerReceiver`): the
+/// senders leave packets plain; each receiver gets a copy protected with its own keys
+/// (`RelayedReceiverContexts`), the store keeps the plain bytes, and a resend is protected
+/// for the receiver that asked. Receivers are found by their authenticated SRTCP
+/// (`authenticateRTCP`).
+///
 /// Cost per packet: one protect, one history record, O(1) pacer work; no allocation
 /// (buffers are pooled, tables and arrays made once). No lock is held across the send.
 final class PublisherTransport {
@@ -73,6 +79,21 @@ final class PublisherTransport {
     /// Routed: one leg for the configured destination; relayed: one per learned address.
     private var legs: [PublisherTransportLeg] = []
     private let relayed: Bool
+    /// Relayed with keys per receiver: the master they are derived from (nil otherwise).
+    private let receiverMaster: SRTPLegKeys?
+    /// Plain packets handed to `fanOut` this turn (protected copies went out instead),
+    /// released at `flush` after the video ones were stored for NACKs.
+    private var plaintexts: [PacketBuffer] = []
+    /// Receiver SSRCs revoked by the signaling (most recent `revokedCapacity`): refused.
+    private var revoked: [UInt32] = []
+    /// How many revoked SSRCs are remembered (the oldest are forgotten first).
+    static let revokedCapacity = 256
+    /// Receiver key derivations in the current second, and when that second began.
+    private var derivations = (count: 0, since: UInt64(0))
+    /// At most this many receivers' keys are derived a second: a flood of made-up SSRCs
+    /// costs the transport thread ~20 × 1.2 ms a second (one libsrtp context each), not one
+    /// per datagram; a real subscriber refused meanwhile is taken at its next RTCP (1 s).
+    static let derivationsPerSecond = 20
     private let probeSender: RTPStreamSender
     private var batch: [PacketBuffer] = []
     private var batchKinds: [SentPacketKind] = []
@@ -99,6 +120,8 @@ final class PublisherTransport {
         self.pipeline = pipeline
         let configuration = pipeline.configuration
         relayed = configuration.relayedFanOut
+        receiverMaster = configuration.relayedFanOut && configuration.relayedKeysPerReceiver ? configuration.keys : nil
+        plaintexts.reserveCapacity(64)
         legs.reserveCapacity(max(1, configuration.relayedDestinationLimit))
         if !relayed { legs.append(PublisherTransportLeg(address: nil, configuration: configuration.bandwidthEstimation, now: now)) }
         let capacity = 512
@@ -116,7 +139,7 @@ final class PublisherTransport {
         videoStores = [pipeline.retransmissions] + pipeline.simulcastRetransmissions
         probeSender = try RTPStreamSender(parameters: RTPStreamParameters(ssrc: RTPProbe.ssrc, payloadType: RTPProbe.payloadType,
                                                                           clockRate: 90_000),
-                                          keys: configuration.keys?.send)
+                                          keys: configuration.streamKeys?.send)
         results.reserveCapacity(SentPacketHistory.defaultCapacity)
         batch.reserveCapacity(64)
         batchKinds.reserveCapacity(64)
@@ -156,6 +179,7 @@ final class PublisherTransport {
     /// when to come back (nil: nothing queued and no padding).
     func pump(now: UInt64) -> UInt64? {
         let counters = pipeline.transportCounters
+        if pipeline.hasRevocations.load(ordering: .acquiring) { applyRevocations(now: now) }
         while let entry = pipeline.outgoing.pop() {
             guard let handle = handles.insert(entry.buffer) else {
                 pipeline.pool.release(entry.buffer)
@@ -315,6 +339,7 @@ final class PublisherTransport {
             pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
             return 0
         }
+        if receiverMaster != nil { return fanOutProtected(buffer, kind: kind) }
         buffer.peer = first
         append(buffer, kind: kind)
         var bytes = buffer.length
@@ -330,6 +355,47 @@ final class PublisherTransport {
             bytes += copy.length
         }
         return bytes
+    }
+
+    /// Keys per receiver: a copy of the plain `buffer` for each receiver, protected with
+    /// that receiver's keys; the plain one is kept for NACKs (video) and released at
+    /// `flush`. Cost per receiver: one copy and one protect, as each gets a copy anyway.
+    private func fanOutProtected(_ buffer: PacketBuffer, kind: SentPacketKind) -> Int {
+        if batch.count + legs.count > messages.capacity { flush() }
+        plaintexts.append(buffer)
+        var bytes = 0
+        var firstCopy = true
+        for leg in legs {
+            guard let address = leg.address, let contexts = leg.contexts, let copy = pipeline.pool.take() else { continue }
+            guard copy.assign(UnsafeRawBufferPointer(buffer.bytes)), protect(copy, with: contexts) else {
+                pipeline.pool.release(copy)
+                continue
+            }
+            copy.peer = address
+            // Copies after the first count as resends do, as in the shared-key fan-out.
+            append(copy, kind: firstCopy || kind == .audio || kind == .padding ? kind : .retransmission)
+            firstCopy = false
+            bytes += copy.length
+        }
+        return bytes
+    }
+
+    /// Protects the plain RTP packet in `buffer` in place for one receiver.
+    private func protect(_ buffer: PacketBuffer, with contexts: RelayedReceiverContexts) -> Bool {
+        do { buffer.setLength(try contexts.media.protect(buffer.writableBytes, length: buffer.length)) } catch {
+            pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    /// Keys per receiver: protects a resend (plain bytes from the retransmission store) for
+    /// the receiver at `source`. False (nothing to send) for an unknown receiver; true and
+    /// nothing done with shared keys (the store holds protected bytes then).
+    func protectResend(_ buffer: PacketBuffer, for source: SocketAddress?) -> Bool {
+        guard receiverMaster != nil else { return true }
+        guard let contexts = leg(for: source)?.contexts else { return false }
+        return protect(buffer, with: contexts)
     }
 
     private func append(_ buffer: PacketBuffer, kind: SentPacketKind) {
@@ -368,7 +434,7 @@ final class PublisherTransport {
 
     /// Sends the batch (one `sendmmsg`), keeps video for NACKs, recycles the buffers.
     private func flush() {
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty || !plaintexts.isEmpty else { return }
         let sent = (try? pipeline.socket.send(batch, batch: messages).count) ?? 0
         if sent < batch.count { pipeline.transportCounters.droppedPackets.add(UInt64(batch.count - sent), ordering: .relaxed) }
         for index in 0..<min(sent, batch.count) where batchKinds[index] != .padding {
@@ -382,6 +448,8 @@ final class PublisherTransport {
         }
         for slot in 0..<batch.count { pipeline.pool.release(batch[slot]) }
         batch.removeAll(keepingCapacity: true)
+        for buffer in plaintexts { pipeline.pool.release(buffer) }
+        plaintexts.removeAll(keepingCapacity: true)
         batchKinds.removeAll(keepingCapacity: true)
     }
 
@@ -397,7 +465,7 @@ final class PublisherTransport {
     /// destination when there is room. Routed: nothing. Cost: a scan of ≤ 8 legs; a new
     /// leg allocates its estimator once.
     func learn(_ address: SocketAddress?, now: UInt64) {
-        guard relayed, let address else { return }
+        guard relayed, receiverMaster == nil, let address else { return }  // per receiver: `authenticateRTCP`
         if let leg = legs.first(where: { $0.address == address }) {
             leg.lastHeard = now
             return
@@ -407,6 +475,75 @@ final class PublisherTransport {
                                           now: now))
         pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
         pipeline.requestKeyframe()  // a new receiver needs a keyframe to start
+    }
+
+    /// Keys per receiver: authenticates one SRTCP datagram in place and returns its RTCP
+    /// length, nil when no receiver's keys pass it. The receiver is found by address, else
+    /// by the SSRC in the clear header (it moved: the address follows), else its keys are
+    /// derived and it becomes a destination if it passes (when there is room, and within
+    /// `derivationsPerSecond`). Cost: one unprotect; a derivation for a new SSRC.
+    func authenticateRTCP(_ buffer: PacketBuffer, length: Int, from source: SocketAddress?, now: UInt64) -> Int? {
+        guard let master = receiverMaster, let source else { return nil }
+        func unprotect(_ contexts: RelayedReceiverContexts) -> Int? {
+            try? contexts.feedback.unprotectRTCP(buffer.writableBytes, length: length)
+        }
+        if let leg = legs.first(where: { $0.address == source }), let contexts = leg.contexts {
+            guard let plain = unprotect(contexts) else { return nil }
+            leg.lastHeard = now
+            return plain
+        }
+        guard let ssrc = RelayedReceiverContexts.senderSSRC(of: UnsafeRawBufferPointer(buffer.bytes)), !revoked.contains(ssrc) else {
+            return nil
+        }
+        if let leg = legs.first(where: { $0.contexts?.ssrc == ssrc }), let contexts = leg.contexts {
+            guard let plain = unprotect(contexts) else { return nil }
+            leg.address = source
+            leg.lastHeard = now
+            return plain
+        }
+        guard legs.count < pipeline.configuration.relayedDestinationLimit else { return nil }
+        if now &- derivations.since >= 1_000_000_000 { derivations = (0, now) }
+        guard derivations.count < Self.derivationsPerSecond else { return nil }
+        derivations.count += 1
+        // The checking context first: a made-up SSRC costs one context (~1.2 ms), not three.
+        let keys = master.relayedReceiver(ssrc: ssrc)
+        guard let feedback = try? SRTPSession(keys: keys.receive, direction: .receiver),
+              let plain = try? feedback.unprotectRTCP(buffer.writableBytes, length: length),
+              let contexts = try? RelayedReceiverContexts(ssrc: ssrc, keys: keys, feedback: feedback, pipeline: pipeline)
+        else { return nil }
+        legs.append(PublisherTransportLeg(address: source, contexts: contexts,
+                                          configuration: pipeline.configuration.bandwidthEstimation, now: now))
+        pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
+        pipeline.requestKeyframe()  // a new receiver needs a keyframe to start
+        return plain
+    }
+
+    /// Drops the legs of receivers the signaling revoked and remembers their SSRCs, so
+    /// `authenticateRTCP` refuses them. Cost: a lock and a scan of ≤ 8 legs, per revocation.
+    private func applyRevocations(now: UInt64) {
+        pipeline.hasRevocations.store(false, ordering: .relaxed)
+        let ssrcs = pipeline.revocations.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        guard !ssrcs.isEmpty else { return }
+        revoked += ssrcs
+        if revoked.count > Self.revokedCapacity { revoked.removeFirst(revoked.count - Self.revokedCapacity) }
+        let before = legs.count
+        legs.removeAll { leg in leg.contexts.map { ssrcs.contains($0.ssrc) } ?? false }
+        guard legs.count != before else { return }
+        pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
+        updateTargets(now: now)
+    }
+
+    /// Whether relayed receivers have keys of their own (`authenticateRTCP` checks SRTCP).
+    var keysPerReceiver: Bool { receiverMaster != nil }
+
+    /// Calls `body` with each relayed destination and, with keys per receiver, the RTCP
+    /// sender protecting for it (nil: the pipeline's shared one). No allocation.
+    func forEachRelayedDestination(_ body: (SocketAddress, RTCPSender?) -> Void) {
+        guard relayed else { return }
+        for leg in legs { if let address = leg.address { body(address, leg.contexts?.rtcp) } }
     }
 
     /// Relayed destinations now (routed: empty).

@@ -7,8 +7,11 @@
 /// Cost: the estimator's and history's rings (~170 KB) allocated when the leg is made,
 /// nothing per packet. Owned by the transport thread.
 final class PublisherTransportLeg {
-    /// Where this receiver is (relayed), nil for the routed leg.
-    let address: SocketAddress?
+    /// Where this receiver is (relayed), nil for the routed leg. With keys per receiver
+    /// it follows the receiver's authenticated SRTCP to a new address.
+    var address: SocketAddress?
+    /// The receiver's own SRTP contexts (relayed, keys per receiver), else nil.
+    let contexts: RelayedReceiverContexts?
     /// When authenticated RTCP last came from it (relayed expiry).
     var lastHeard: UInt64
     var history = SentPacketHistory()
@@ -19,8 +22,10 @@ final class PublisherTransportLeg {
     var hasFeedback = false
     var lastFeedbackAt: UInt64 = 0
 
-    init(address: SocketAddress?, configuration: BandwidthEstimatorConfiguration, now: UInt64) {
+    init(address: SocketAddress?, contexts: RelayedReceiverContexts? = nil, configuration: BandwidthEstimatorConfiguration,
+         now: UInt64) {
         self.address = address
+        self.contexts = contexts
         lastHeard = now
         estimator = BandwidthEstimator(configuration: configuration)
     }

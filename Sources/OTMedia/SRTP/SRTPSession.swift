@@ -7,7 +7,8 @@ import CSRTP
 /// Policy: libsrtp `ssrc_any_outbound` / `ssrc_any_inbound`, replay window of 1024
 /// packets, `allow_repeat_tx` off (a sender never protects one index twice: OTKit's
 /// publisher answers a NACK by resending the bytes it already protected, see
-/// `RetransmissionStore`). No MKI.
+/// `RetransmissionStore`) unless `allowRepeatedIndex` (a relayed publisher's per-receiver
+/// contexts, which protect each resend of the same plain bytes anew). No MKI.
 ///
 /// Buffers: everything happens in place. A caller that protects must reserve trailer room
 /// after the packet up front — `SRTPProfile.maxTrailer` (20) bytes suits every profile —
@@ -46,14 +47,18 @@ public final class SRTPSession: @unchecked Sendable {
     private let context: OpaquePointer
 
     /// Creates a session from key material. Throws `libraryFailure` if libsrtp refuses
-    /// (e.g. a profile its crypto backend lacks).
-    public init(keys: SRTPKeyMaterial, direction: Direction) throws(SRTPError) {
+    /// (e.g. a profile its crypto backend lacks). `allowRepeatedIndex` (senders only, libsrtp
+    /// `allow_repeat_tx`) lets one packet index be protected again: for a sender that keeps
+    /// plain packets and protects each resend of the same bytes anew (a relayed publisher's
+    /// per-receiver keys); the same plaintext under the same index gives the same bytes, so
+    /// nothing leaks.
+    public init(keys: SRTPKeyMaterial, direction: Direction, allowRepeatedIndex: Bool = false) throws(SRTPError) {
         SRTPLibrary.ensureInitialized()
         var policy = srtp_policy_t()
         SRTPLibrary.setCryptoPolicy(&policy, for: keys.profile)
         policy.ssrc.type = direction == .sender ? ssrc_any_outbound : ssrc_any_inbound
         policy.window_size = UInt(Self.replayWindow)
-        policy.allow_repeat_tx = 0
+        policy.allow_repeat_tx = direction == .sender && allowRepeatedIndex ? 1 : 0
         policy.next = nil
         var keyBytes = keys.keyAndSalt
         var created: srtp_t?

@@ -36,6 +36,10 @@ struct StreamRecord {
     var subscriberAudioFallback = true
     /// Relayed sessions: the encoding limit last sent to the publisher (nil: none).
     var encodingLimit: EncodingPreferences? = nil
+    /// Relayed sessions: receiver SSRCs handed out whose subscriptions still exist, and
+    /// those revoked since (never handed out again: the publisher refuses them).
+    var relayedReceivers: Set<UInt32> = []
+    var revokedReceivers: Set<UInt32> = []
 }
 
 /// One subscription: `connectionId` receives `streamId`.
@@ -48,6 +52,8 @@ struct SubscriptionRecord {
     var video = true
     /// The subscriber's preferredResolution / preferredFrameRate (nil: none).
     var preferences: SubscriberPreferences?
+    /// Relayed sessions: the SSRC its keys were derived from (unique per stream).
+    var relayedReceiverSSRC: UInt32? = nil
 }
 
 /// How a session archives, from `POST /session/create`.

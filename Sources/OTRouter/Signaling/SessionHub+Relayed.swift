@@ -31,8 +31,11 @@ extension SessionHub {
     }
 
     /// Recomputes `streamId`'s limit and sends it to the publisher when it changed
-    /// (lifting a limit sends one with every field nil). Under the lock.
+    /// (lifting a limit sends one with every field nil), and revokes the keys of
+    /// subscriptions that ended (`revokeEndedReceivers`). Under the lock; runs on every
+    /// subscription change of the stream.
     func updateEncodingLimit(streamId: String, in session: inout SessionRecord) {
+        revokeEndedReceivers(streamId: streamId, in: &session)
         guard session.relayed, let stream = session.streams[streamId] else { return }
         let limit = Self.aggregateEncodingLimit(streamId: streamId, subscriptions: session.subscriptions.values)
         guard limit != stream.encodingLimit else { return }
@@ -45,6 +48,24 @@ extension SessionHub {
                  "maxFrameRate": message.maxFrameRate.map { String($0) } ?? "-"])
     }
 
+    /// Tells the publisher of `streamId` which receiver SSRCs no longer belong to a
+    /// subscription (`relayedReceiversRevoked`): its pipeline stops sending to them and
+    /// refuses their RTCP, so a subscriber that unsubscribed or was disconnected does not
+    /// keep the stream by keeping its keys. A publisher away in its reconnection grace
+    /// misses it; those receivers then drop out when their RTCP stops (5 s). Under the lock.
+    func revokeEndedReceivers(streamId: String, in session: inout SessionRecord) {
+        guard session.relayed, let stream = session.streams[streamId], !stream.relayedReceivers.isEmpty else { return }
+        let live = Set(session.subscriptions.values.lazy.filter { $0.streamId == streamId }.compactMap(\.relayedReceiverSSRC))
+        let ended = stream.relayedReceivers.subtracting(live)
+        guard !ended.isEmpty else { return }
+        session.streams[streamId]!.relayedReceivers = live
+        session.streams[streamId]!.revokedReceivers.formUnion(ended)
+        send(.relayedReceiversRevoked(RelayedReceiversRevoked(streamId: streamId, receiverSSRCs: ended.sorted())),
+             to: session.connections[stream.wire.connectionId]?.peer)
+        log.log(.info, "stream.receiversRevoked", session: session.id, connection: stream.wire.connectionId,
+                ["stream": streamId, "count": String(ended.count)])
+    }
+
     /// A publisher came back on a new socket: it may have missed its streams' limits.
     func resendEncodingLimits(of connectionId: String, in session: SessionRecord) {
         guard let connection = session.connections[connectionId] else { return }
@@ -53,14 +74,36 @@ extension SessionHub {
         }
     }
 
-    /// Why a relayed leg cannot be handed to subscribers, or nil when it can: an IP
-    /// literal host, a port in 1...65535, a known SRTP profile and both keys present.
-    static func relayedLegProblem(_ leg: WireMediaLeg) -> String? {
-        let isIPv4 = leg.host.split(separator: ".", omittingEmptySubsequences: false).count == 4
-            && leg.host.split(separator: ".").allSatisfy { UInt8($0) != nil }
-        let isIPv6 = leg.host.contains(":") && leg.host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-        guard isIPv4 || isIPv6 else { return "host \"\(leg.host.prefix(64))\" is not an IP address" }
-        guard (1...65535).contains(leg.port) else { return "port \(leg.port) is out of range" }
+    /// A subscriber's leg to a relayed stream: the publisher's address and SSRCs with keys
+    /// of its own, derived from the publisher's keys and a fresh receiver SSRC that no other
+    /// subscription of the stream has (`SRTPLegKeys.relayedReceiver(ssrc:)`; the publisher
+    /// derives the same when the subscriber's first SRTCP arrives). Nil when the stream
+    /// announced no leg or its keys do not parse (checked at publish, so not expected).
+    /// Cost: a few HMAC-SHA256, under the lock, once per subscribe.
+    static func relayedSubscriberLeg(of stream: StreamRecord, taken: Set<UInt32>) -> WireMediaLeg? {
+        guard let published = stream.relayedLeg, let profile = SRTPProfile(rfcName: published.profile),
+              let publisherSends = try? SRTPKeyMaterial(profile: profile, base64: published.routerKey),
+              let publisherReceives = try? SRTPKeyMaterial(profile: profile, base64: published.clientKey) else { return nil }
+        var avoid = taken.union([0, RTPProbe.ssrc])
+        if let audio = published.audioSSRC { avoid.insert(audio) }
+        if let video = published.videoSSRC { avoid.insert(video) }
+        var generator = SystemRandomNumberGenerator()
+        var ssrc: UInt32 = generator.next()
+        while avoid.contains(ssrc) { ssrc = generator.next() }
+        let keys = SRTPLegKeys(send: publisherSends, receive: publisherReceives).relayedReceiver(ssrc: ssrc)
+        // The subscriber's view: it sends RTCP with what the publisher receives with.
+        var leg = WireMediaLeg(host: published.host, port: published.port, profile: published.profile,
+                               clientKey: keys.receive.base64, routerKey: keys.send.base64,
+                               audioSSRC: published.audioSSRC, videoSSRC: published.videoSSRC)
+        leg.receiverSSRC = ssrc
+        return leg
+    }
+
+    /// Why a relayed leg cannot be handed to subscribers, or nil when it can: a plausible
+    /// unicast address for a client whose signaling comes from `announcer`
+    /// (`RelayedMediaAddress`), a known SRTP profile and both keys present.
+    static func relayedLegProblem(_ leg: WireMediaLeg, announcer: String?) -> String? {
+        if let problem = RelayedMediaAddress.problem(host: leg.host, port: leg.port, announcer: announcer) { return problem }
         guard SRTPProfile(rfcName: leg.profile) != nil else {
             return "profile \"\(leg.profile.prefix(64))\" is not a supported SRTP profile"
         }

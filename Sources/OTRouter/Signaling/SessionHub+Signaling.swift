@@ -301,7 +301,7 @@ extension SessionHub {
                          reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
         let streamId = Self.newID()
         var leg: WireMediaLeg?
-        if session.relayed, let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg) {
+        if session.relayed, let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg, announcer: me.peer?.remoteAddress) {
             counters.badMessage()
             log.log(.warning, "stream.badRelayedLeg", session: session.id, connection: me.id, ["problem": problem])
             return fail(1011, "unable to publish: the relayed media leg \(problem)")
@@ -336,7 +336,11 @@ extension SessionHub {
         let subscriberId = Self.newID()
         var leg: WireMediaLeg?
         if session.relayed {
-            leg = session.streams[request.streamId]?.relayedLeg  // the publisher's own socket and keys
+            // The publisher's own socket, with keys only this subscriber gets.
+            leg = session.streams[request.streamId].flatMap {
+                Self.relayedSubscriberLeg(of: $0, taken: $0.relayedReceivers.union($0.revokedReceivers))
+            }
+            if let ssrc = leg?.receiverSSRC { session.streams[request.streamId]!.relayedReceivers.insert(ssrc) }
         } else {
             do {
                 leg = try media.addSubscriber(subscriberId: subscriberId, streamId: request.streamId,
@@ -347,7 +351,8 @@ extension SessionHub {
             }
         }
         session.subscriptions[subscriberId] = SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id,
-                                                                 audio: request.subscribeToAudio, video: request.subscribeToVideo)
+                                                                 audio: request.subscribeToAudio, video: request.subscribeToVideo,
+                                                                 relayedReceiverSSRC: leg?.receiverSSRC)
         session.connections[me.id]!.subscriptions.insert(subscriberId)
         reply(.subscribed(SubscribedReply(subscriberId: subscriberId, streamId: request.streamId, media: leg)))
         // A subscriber without preferences lifts a relayed publisher's limit.

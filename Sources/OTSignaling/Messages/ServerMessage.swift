@@ -50,6 +50,9 @@ public enum ServerMessage: Sendable, Equatable {
     /// Relayed sessions, to the publisher: the largest size and rate any subscriber of
     /// `streamId` wants (the publisher encodes no more than that); nil fields: no limit.
     case encodingPreferences(EncodingPreferences)
+    /// Relayed sessions, to the publisher: these subscribers' keys no longer count (they
+    /// unsubscribed or left); stop sending to them and refuse their RTCP.
+    case relayedReceiversRevoked(RelayedReceiversRevoked)
 }
 
 /// The `connected` reply.
@@ -158,6 +161,20 @@ public struct EncodingPreferences: Codable, Sendable, Equatable {
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight
         self.maxFrameRate = maxFrameRate
+    }
+}
+
+/// Receivers of a relayed stream whose keys the publisher must drop (`relayedReceiversRevoked`).
+public struct RelayedReceiversRevoked: Codable, Sendable, Equatable {
+    /// The stream.
+    public var streamId: String
+    /// The receiver SSRCs (`WireMediaLeg.receiverSSRC`) of the subscriptions that ended.
+    public var receiverSSRCs: [UInt32]
+
+    /// A revocation with every field given.
+    public init(streamId: String, receiverSSRCs: [UInt32]) {
+        self.streamId = streamId
+        self.receiverSSRCs = receiverSSRCs
     }
 }
 

@@ -67,6 +67,7 @@ public enum SignalingCodec {
             return write("disconnected", requestId, Disconnected(reason: reason, code: code))
         case .subscriberQuality(let body): return write("subscriberQuality", requestId, body)
         case .encodingPreferences(let body): return write("encodingPreferences", requestId, body)
+        case .relayedReceiversRevoked(let body): return write("relayedReceiversRevoked", requestId, body)
         }
     }
 
@@ -133,6 +134,7 @@ public enum SignalingCodec {
             message = .disconnected(reason: gone.reason, code: gone.code)
         case "subscriberQuality": message = .subscriberQuality(try body(envelope))
         case "encodingPreferences": message = .encodingPreferences(try body(envelope))
+        case "relayedReceiversRevoked": message = .relayedReceiversRevoked(try body(envelope))
         default: throw .unknownType(envelope.type)
         }
         return (message, envelope.requestId)

@@ -105,6 +105,10 @@ public struct WireMediaLeg: Codable, Sendable, Equatable {
     /// Publisher legs with simulcast: the SSRCs of the smaller encodings, largest first
     /// (half size, then quarter size). Nil or empty without simulcast.
     public var simulcastSSRCs: [UInt32]?
+    /// Relayed subscriber legs: the SSRC the subscriber must send its RTCP with; its keys
+    /// on this leg are derived from the publisher's and this SSRC, so they are its own.
+    /// Nil on every other leg.
+    public var receiverSSRC: UInt32?
 
     /// A leg with every field given.
     public init(host: String, port: Int, profile: String, clientKey: String, routerKey: String,
