@@ -142,7 +142,12 @@ struct PythonSDKInteropTests {
         #expect(standard.expireTime - standard.issuedAt == 180)
         #expect(standard.apiKey == "12345678")
         #expect(standard.jti?.hasPrefix("0.") == true)
-        let long = try ProjectJWT.verify(headers[1], credentials: Fixtures.credentials, now: now)
+        // The SDK's jwt_livetime = 10 (minutes) signs a 600 s JWT: over the default 5-minute
+        // limit, it is refused; a router configured for 10 minutes takes it.
+        #expect(throws: OTSignalingError.lifetimeTooLong(lifetime: 600, limit: ProjectJWT.defaultMaximumLifetime)) {
+            try ProjectJWT.verify(headers[1], credentials: Fixtures.credentials, now: now)
+        }
+        let long = try ProjectJWT.verify(headers[1], credentials: Fixtures.credentials, now: now, maximumLifetime: 600)
         #expect(long.expireTime - long.issuedAt == 600)
         #expect(throws: OTSignalingError.expired(expireTime: standard.expireTime, now: standard.expireTime + 30)) {
             try ProjectJWT.verify(headers[0], credentials: Fixtures.credentials, now: standard.expireTime + 30)
