@@ -8,9 +8,12 @@ import Testing
 /// OpenTok error comes back and `/metrics` counts the refusal.
 @Suite struct RouterLimitsTests {
     /// The `otkit_limit_refusals_total` sample of `limit` in `/metrics`.
-    static func refusals(_ h: Harness, _ limit: String) -> Int? {
-        let text = h.service.handle(HTTPRequest(method: "GET", path: "/metrics")).text
-        let prefix = "otkit_limit_refusals_total{limit=\"\(limit)\"} "
+    static func refusals(_ h: Harness, _ limit: String) -> Int? { sample(h.service, "otkit_limit_refusals_total{limit=\"\(limit)\"}") }
+
+    /// The value of one sample line of `/metrics`.
+    static func sample(_ service: RouterService, _ name: String) -> Int? {
+        let text = service.handle(HTTPRequest(method: "GET", path: "/metrics")).text
+        let prefix = name + " "
         return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
     }
 
@@ -137,6 +140,31 @@ import Testing
         // Its id stays valid: a client joining again adopts it.
         _ = try h.join()
         #expect(h.service.hub.metrics().sessions == 2)
+    }
+
+    @Test func mediaSocketsAreCappedRouterWide() throws {
+        let sfu = try MediaRouter(host: "127.0.0.1")
+        var configuration = Fixture.configuration()
+        configuration.limits.mediaSockets = 3
+        let service = RouterService(configuration: configuration, media: sfu)
+        defer { service.stop() }
+        let sessionId = try service.createSession(apiKey: Fixture.project.apiKey)
+        let publisher = try SFUMembershipTests.Client(service, session: sessionId)
+        let streamId = try publisher.publish().stream.streamId
+        let viewer = try SFUMembershipTests.Client(service, session: sessionId, role: .subscriber)
+        let first = try #require(viewer.subscribe(streamId))
+        _ = try #require(viewer.subscribe(streamId))
+        #expect(sfu.openSockets == 3)
+        #expect(Self.sample(service, "otkit_media_sockets") == 3)
+        #expect(Self.errorCode(viewer.request(.subscribe(SubscribeRequest(streamId: streamId)))) == 1605)
+        let second = try SFUMembershipTests.Client(service, session: sessionId)
+        #expect(Self.errorCode(second.request(.publish(Self.publishRequest))) == 1500)
+        #expect(Self.sample(service, "otkit_limit_refusals_total{limit=\"media_sockets\"}") == 2)
+        #expect(sfu.openSockets == 3, "a refused request opened nothing")
+        // A closed leg frees its place (the forwarding thread closes it at its next wake-up).
+        #expect(viewer.request(.unsubscribe(subscriberId: first.subscriberId)) == .ok)
+        #expect(waitUntil(seconds: 10) { sfu.openSockets == 2 })
+        #expect(viewer.subscribe(streamId) != nil)
     }
 
     @Test func limitsAreReadFromTheConfigurationFile() throws {

@@ -10,7 +10,7 @@ import OTSignaling
 /// subscriber leg: socket, buffers, SRTP; a stream's end: joining its thread) is queued
 /// with `afterUnlock` and done once the lock is released, so one client's subscribe loop
 /// never holds up another session's signaling; a subscribe reserves its place under the
-/// lock and lands in a second, short locked step.
+/// lock and lands in a second, short locked step (a routed publish likewise).
 final class SessionHub: @unchecked Sendable {
     let configuration: RouterConfiguration
     let media: any MediaForwarding

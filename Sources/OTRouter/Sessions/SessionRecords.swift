@@ -24,6 +24,9 @@ struct ConnectionRecord {
     /// Subscriber legs being opened for it outside the hub's lock (they count toward its
     /// subscription limit until they land).
     var pendingSubscriptions = 0
+    /// Publisher legs being opened for it outside the hub's lock (they count toward its
+    /// stream limit until they land).
+    var pendingStreams = 0
     /// Its signal rate limit (`RouterLimits.signalsPerSecond`).
     var signalBudget = SignalBudget()
 

@@ -214,7 +214,7 @@ extension SessionHub {
             reply(.pong)
         case .publish(let request):
             guard me.role.canPublish else { return fail(1500, "unable to publish: the token's role \(me.role.rawValue) cannot publish") }
-            publish(request, me: me, session: &session, reply: reply, fail: fail)
+            publish(request, me: me, session: &session, requestId: requestId, peer: peer, reply: reply, fail: fail)
         case .unpublish(let streamId):
             guard me.streams.contains(streamId) else { return fail(1113, "stream \(streamId) is not published by this connection") }
             removeStream(streamId, from: &session, reason: "unpublished")
@@ -313,46 +313,88 @@ extension SessionHub {
         }
     }
 
-    private func publish(_ request: PublishRequest, me: ConnectionRecord, session: inout SessionRecord,
-                         reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
+    private func publish(_ request: PublishRequest, me: ConnectionRecord, session: inout SessionRecord, requestId: Int,
+                         peer: any WebSocketPeer, reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
         let streamId = Self.newID()
-        var leg: WireMediaLeg?
-        guard me.streams.count < configuration.limits.streamsPerConnection else {
+        guard me.streams.count + me.pendingStreams < configuration.limits.streamsPerConnection else {
             counters.limitRefused(.streamsPerConnection)
             return fail(1500, "unable to publish: this connection already publishes \(me.streams.count) stream(s), its limit")
         }
-        if !session.relayed, !mediaSocketsHaveRoom {
+        if session.relayed {
+            if let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg, announcer: me.peer?.remoteAddress) {
+                counters.badMessage()
+                log.log(.warning, "stream.badRelayedLeg", session: session.id, connection: me.id, ["problem": problem])
+                return fail(1011, "unable to publish: the relayed media leg \(problem)")
+            }
+            return land(request, streamId: streamId, leg: nil, connectionId: me.id, in: &session, reply: reply)
+        }
+        guard mediaSocketsHaveRoom else {
             counters.limitRefused(.mediaSockets)
             return fail(1500, "unable to publish: the router has \(configuration.limits.mediaSockets) media sockets open, its limit")
         }
-        if session.relayed, let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg, announcer: me.peer?.remoteAddress) {
-            counters.badMessage()
-            log.log(.warning, "stream.badRelayedLeg", session: session.id, connection: me.id, ["problem": problem])
-            return fail(1011, "unable to publish: the relayed media leg \(problem)")
-        }
-        if !session.relayed {
-            do {
+        // The leg (socket, SRTP, the stream's thread) is opened once the lock is released.
+        session.connections[me.id]!.pendingStreams += 1
+        pendingLegs += 1
+        let sessionId = session.id, connectionId = me.id
+        afterUnlock { [self] in
+            var leg: WireMediaLeg?
+            var failure: MediaError?
+            do throws(MediaError) {
                 leg = try media.addPublisher(streamId: streamId, audio: request.audioTrack, video: request.videoTrack,
                                              simulcastLayers: min(max(request.simulcastLayers ?? 1, 1), 3))
             } catch {
-                log.log(.error, "media.publisherFailed", session: session.id, connection: me.id, ["error": "\(error)"])
-                return fail(1500, "unable to publish: the media router could not open a leg (\(error))")
+                failure = error
+            }
+            perform {
+                landRoutedPublish(request, streamId: streamId, leg: leg, failure: failure, sessionId: sessionId,
+                                  connectionId: connectionId, requestId: requestId, peer: peer)
             }
         }
+    }
+
+    /// The second, locked step of a routed publish: records the stream and answers, or
+    /// answers the failure; a leg whose connection went meanwhile is closed.
+    private func landRoutedPublish(_ request: PublishRequest, streamId: String, leg: WireMediaLeg?, failure: MediaError?,
+                                   sessionId: String, connectionId: String, requestId: Int, peer: any WebSocketPeer) {
+        pendingLegs -= 1
+        let media = media
+        guard var session = sessions.removeValue(forKey: sessionId) else {
+            if leg != nil { afterUnlock { media.removePublisher(streamId: streamId) } }
+            return
+        }
+        defer { sessions[sessionId] = session }
+        guard session.connections[connectionId] != nil else {
+            if leg != nil { afterUnlock { media.removePublisher(streamId: streamId) } }
+            return
+        }
+        session.connections[connectionId]!.pendingStreams -= 1
+        if let failure {
+            log.log(.error, "media.publisherFailed", session: sessionId, connection: connectionId, ["error": "\(failure)"])
+            send(.error(ErrorReply(code: 1500, message: "unable to publish: the media router could not open a leg (\(failure))")),
+                 requestId: requestId, to: peer)
+            return
+        }
+        land(request, streamId: streamId, leg: leg, connectionId: connectionId, in: &session) { send($0, requestId: requestId, to: peer) }
+    }
+
+    /// Records a published stream, answers `published` and tells the others.
+    private func land(_ request: PublishRequest, streamId: String, leg: WireMediaLeg?, connectionId: String,
+                      in session: inout SessionRecord, reply: (ServerMessage) -> Void) {
         let muted = session.muteAll
         if muted, !session.relayed { media.setAudioMuted(streamId: streamId, true) }
-        let wire = WireStream(streamId: streamId, connectionId: me.id, name: request.name, hasAudio: request.hasAudio,
+        let wire = WireStream(streamId: streamId, connectionId: connectionId, name: request.name, hasAudio: request.hasAudio,
                               hasVideo: request.hasVideo, videoWidth: request.videoWidth, videoHeight: request.videoHeight,
                               videoType: request.videoType, creationTime: Self.nowMilliseconds())
-        session.streams[streamId] = StreamRecord(wire: wire, muted: muted, layoutClassList: me.layoutClassList,
+        session.streams[streamId] = StreamRecord(wire: wire, muted: muted,
+                                                 layoutClassList: session.connections[connectionId]!.layoutClassList,
                                                  relayedLeg: session.relayed ? request.relayedLeg : nil,
                                                  subscriberAudioFallback: request.subscriberAudioFallback ?? true)
         session.streamOrder.append(streamId)
         if !session.relayed { subscriberAudioFallbackConfigured(streamId: streamId, enabled: request.subscriberAudioFallback ?? true) }
-        session.connections[me.id]!.streams.append(streamId)
+        session.connections[connectionId]!.streams.append(streamId)
         reply(.published(PublishedReply(stream: wire, media: leg, muted: muted)))
-        broadcast(.streamCreated(wire), in: session, except: me.id)
-        log.log(.info, "stream.created", session: session.id, connection: me.id, ["stream": streamId, "muted": String(muted)])
+        broadcast(.streamCreated(wire), in: session, except: connectionId)
+        log.log(.info, "stream.created", session: session.id, connection: connectionId, ["stream": streamId, "muted": String(muted)])
     }
 
     private func subscribe(_ request: SubscribeRequest, me: ConnectionRecord, session: inout SessionRecord, requestId: Int,
