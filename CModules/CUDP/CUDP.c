@@ -2,6 +2,7 @@
 #include "CUDP.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
@@ -43,6 +44,10 @@ int64_t CUDP_realtime_nanoseconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int CUDP_malloc_trim(void) {
+    return malloc_trim(0);
 }
 
 int CUDP_eventfd(void) {

@@ -14,10 +14,13 @@ final class DecodedStream: @unchecked Sendable {
     private var samples: [Int16] = []
 
     private var synced = 0
+    private var times: [UInt64] = []
 
     func video(_ frame: VideoFrame, _ info: DecodedVideoFrameInfo) {
         let number = FrameNumberStamp.read(from: frame)
+        let now = DispatchTime.now().uptimeNanoseconds
         lock.lock(); defer { lock.unlock() }
+        times.append(now)
         if let number { numbers.append(number) } else { unreadable += 1 }
         if info.presentAtNanoseconds != nil { synced += 1 }
     }
@@ -33,6 +36,20 @@ final class DecodedStream: @unchecked Sendable {
     }
 
     var frameNumbers: [UInt32] { lock.lock(); defer { lock.unlock() }; return numbers }
+    /// When each video frame was decoded (monotonic nanoseconds), in order.
+    var frameTimes: [UInt64] { lock.lock(); defer { lock.unlock() }; return times }
+
+    /// The longest time between two decoded frames within `start...end` (and from `start`
+    /// to the first one, and from the last one to `end`), milliseconds.
+    func longestGapMilliseconds(from start: UInt64, to end: UInt64) -> Double {
+        let inside = frameTimes.filter { $0 >= start && $0 <= end }
+        var previous = start, longest: UInt64 = 0
+        for time in inside + [end] {
+            longest = max(longest, time - previous)
+            previous = time
+        }
+        return Double(longest) / 1e6
+    }
     var unreadableFrames: Int { lock.lock(); defer { lock.unlock() }; return unreadable }
     var audioLevels: [Double] { lock.lock(); defer { lock.unlock() }; return levels }
     var audioSamples: [Int16] { lock.lock(); defer { lock.unlock() }; return samples }

@@ -48,4 +48,8 @@ int64_t CUDP_realtime_nanoseconds(void);
 /// pthread_setname_np on the calling thread (a GNU extension; names are cut to 15 bytes).
 int CUDP_set_thread_name(const char *name);
 
+/// malloc_trim(0) (malloc.h is not in Glibc's Swift module): gives the pages of freed heap
+/// memory back to the kernel. Returns 1 if any memory was released.
+int CUDP_malloc_trim(void);
+
 #endif

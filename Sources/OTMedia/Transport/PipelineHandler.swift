@@ -16,6 +16,13 @@ public protocol PipelineHandler: AnyObject {
     /// turn of the loop — events, wake-ups or the last deadline passing — and returns the
     /// next deadline in nanoseconds on the thread's clock, or nil for none.
     func runTimers(now: UInt64) -> UInt64?
+    /// Called on the thread right after `wokenUp`: the sockets to poll from now on when
+    /// the handler changed its socket list (indices in `socketReadable` then follow the
+    /// new list), nil when nothing changed. Lets a running thread gain and lose sockets
+    /// without a restart; the thread re-polls (no readiness is lost: `ppoll` is
+    /// level-triggered). Cost on the thread: one small allocation per change, none per
+    /// packet.
+    func updatedSockets() -> [UDPSocket]?
     /// Called once on the thread after the loop has stopped.
     func pipelineStopped(now: UInt64)
 }
@@ -29,6 +36,8 @@ extension PipelineHandler {
     public func wokenUp(now: UInt64) {}
     /// No timers.
     public func runTimers(now: UInt64) -> UInt64? { nil }
+    /// The socket list never changes.
+    public func updatedSockets() -> [UDPSocket]? { nil }
     /// Does nothing.
     public func pipelineStopped(now: UInt64) {}
 }

@@ -16,6 +16,10 @@ import Synchronization
 /// Time: deadlines are on the injected `MediaClock`. With a `ManualClock` the thread still
 /// sleeps in real time towards the next deadline; call `wake()` after advancing it.
 ///
+/// Membership: a handler whose sockets change while it runs (a router adding subscriber
+/// legs) returns the new list from `updatedSockets()` after a `wake()`; the thread polls
+/// it from the next turn on, with no stop and no restart.
+///
 /// Stopping: `stop()` asks the loop to end, wakes it and joins the thread; it is safe to
 /// call twice and from `deinit`. Calling it from the thread itself only asks (no join).
 public final class PipelineThread: Sendable {
@@ -108,6 +112,25 @@ public final class PipelineThread: Sendable {
         deinit { Glibc.close(wakeDescriptor) }
     }
 
+    /// The `pollfd` array of one socket list: the wake eventfd first, then the sockets in
+    /// the order the handler's indices use. Allocated when the list is set, freed by
+    /// `deallocate()`; nothing per turn.
+    private struct PollTable {
+        let entries: UnsafeMutablePointer<pollfd>
+        let count: Int
+
+        init(wakeDescriptor: Int32, descriptors: [Int32]) {
+            count = descriptors.count + 1
+            entries = UnsafeMutablePointer<pollfd>.allocate(capacity: count)
+            entries[0] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            for (index, fd) in descriptors.enumerated() {
+                entries[index + 1] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            }
+        }
+
+        func deallocate() { entries.deallocate() }
+    }
+
     /// The handler and the core, moved to the new thread as one retained pointer.
     private final class Context {
         let core: Core
@@ -120,13 +143,8 @@ public final class PipelineThread: Sendable {
 
         func run() {
             _ = core.name.withCString { CUDP_set_thread_name($0) }
-            let count = core.descriptors.count + 1
-            let entries = UnsafeMutablePointer<pollfd>.allocate(capacity: count)
-            defer { entries.deallocate() }
-            entries[0] = pollfd(fd: core.wakeDescriptor, events: Int16(POLLIN), revents: 0)
-            for (index, fd) in core.descriptors.enumerated() {
-                entries[index + 1] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            }
+            var table = PollTable(wakeDescriptor: core.wakeDescriptor, descriptors: core.descriptors)
+            defer { table.deallocate() }
             core.running.store(true, ordering: .releasing)
             handler.pipelineStarted(now: core.clock.nanoseconds())
             var deadline = handler.runTimers(now: core.clock.nanoseconds())
@@ -136,18 +154,29 @@ public final class PipelineThread: Sendable {
                     let now = core.clock.nanoseconds()
                     timeout = deadline > now ? Int64(min(deadline - now, UInt64(Int64.max))) : 0
                 }
+                let entries = table.entries, count = table.count
                 for index in 0..<count { entries[index].revents = 0 }
                 let ready = CUDP_ppoll(entries, UInt(count), timeout)
                 core.turns.add(1, ordering: .relaxed)
                 if core.stopRequested.load(ordering: .acquiring) { break }
                 if ready > 0 {
+                    var changed = false
                     if entries[0].revents != 0 {
                         var value: UInt64 = 0
                         _ = Glibc.read(core.wakeDescriptor, &value, 8)
                         handler.wokenUp(now: core.clock.nanoseconds())
+                        if let sockets = handler.updatedSockets() {
+                            table.deallocate()
+                            table = PollTable(wakeDescriptor: core.wakeDescriptor, descriptors: sockets.map(\.fileDescriptor))
+                            changed = true
+                        }
                     }
-                    for index in 1..<max(count, 1) where entries[index].revents != 0 {
-                        handler.socketReadable(index - 1, now: core.clock.nanoseconds())
+                    // After a change the indices of this turn's results name the old
+                    // list; the next ppoll reports the same readiness under the new one.
+                    if !changed {
+                        for index in 1..<max(count, 1) where entries[index].revents != 0 {
+                            handler.socketReadable(index - 1, now: core.clock.nanoseconds())
+                        }
                     }
                 }
                 deadline = handler.runTimers(now: core.clock.nanoseconds())

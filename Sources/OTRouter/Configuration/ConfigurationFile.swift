@@ -20,11 +20,26 @@ enum ConfigurationFile {
         var unauthenticatedTimeoutSeconds: Int?
         var maxUnauthenticatedSockets: Int?
         var maxProjectJWTLifetimeSeconds: Int?
+        var limits: Limits?
     }
+
+    /// The `"limits"` object: any field of `RouterLimits`.
+    struct Limits: Decodable {
+        var streamsPerConnection: Int?
+        var subscriptionsPerConnection: Int?
+        var connectionsPerAddress: Int?
+        var signalsPerSecond: Int?
+        var mediaSockets: Int?
+        var idleSessionSeconds: Double?
+    }
+
+    static let knownLimitKeys: Set<String> = ["streamsPerConnection", "subscriptionsPerConnection", "connectionsPerAddress",
+                                              "signalsPerSecond", "mediaSockets", "idleSessionSeconds"]
 
     static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "projects", "reconnectGraceSeconds",
                                          "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel",
-                                         "unauthenticatedTimeoutSeconds", "maxUnauthenticatedSockets", "maxProjectJWTLifetimeSeconds"]
+                                         "unauthenticatedTimeoutSeconds", "maxUnauthenticatedSockets", "maxProjectJWTLifetimeSeconds",
+                                         "limits"]
 
     static func apply(path: String, to configuration: inout RouterConfiguration) throws(RouterConfigurationError) {
         func fail(_ field: String, _ problem: String) -> RouterConfigurationError {
@@ -38,6 +53,10 @@ enum ConfigurationFile {
         }
         if let unknown = object.keys.sorted().first(where: { !knownKeys.contains($0) }) {
             throw fail(unknown, "unknown key (known: \(knownKeys.sorted().joined(separator: ", ")))")
+        }
+        if let limits = object["limits"] as? [String: Any],
+           let unknown = limits.keys.sorted().first(where: { !knownLimitKeys.contains($0) }) {
+            throw fail("limits.\(unknown)", "unknown key (known: \(knownLimitKeys.sorted().joined(separator: ", ")))")
         }
         let model: Model
         do {
@@ -64,6 +83,16 @@ enum ConfigurationFile {
         if let seconds = model.unauthenticatedTimeoutSeconds { configuration.unauthenticatedTimeoutSeconds = seconds }
         if let cap = model.maxUnauthenticatedSockets { configuration.maxUnauthenticatedSockets = cap }
         if let lifetime = model.maxProjectJWTLifetimeSeconds { configuration.maxProjectJWTLifetimeSeconds = Int64(lifetime) }
+        if let limits = model.limits {
+            var target = configuration.limits
+            if let value = limits.streamsPerConnection { target.streamsPerConnection = value }
+            if let value = limits.subscriptionsPerConnection { target.subscriptionsPerConnection = value }
+            if let value = limits.connectionsPerAddress { target.connectionsPerAddress = value }
+            if let value = limits.signalsPerSecond { target.signalsPerSecond = value }
+            if let value = limits.mediaSockets { target.mediaSockets = value }
+            if let value = limits.idleSessionSeconds { target.idleSessionSeconds = value }
+            configuration.limits = target
+        }
         if let level = model.logLevel {
             guard let parsed = LogLevel(rawValue: level) else {
                 throw fail("logLevel", "\"\(level)\" is not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")

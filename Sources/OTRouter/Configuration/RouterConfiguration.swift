@@ -24,6 +24,8 @@ public struct RouterConfiguration: Sendable {
     public var silenceTimeoutSeconds: Double = 5
     /// Most connections one session admits; the next gets error 1027.
     public var maxConnectionsPerSession: Int = 3000
+    /// Limits that keep one client from taking the router for itself (see `RouterLimits`).
+    public var limits = RouterLimits()
     /// The least severe log level written to standard error.
     public var logLevel: LogLevel = .info
 
@@ -49,8 +51,8 @@ public struct RouterConfiguration: Sendable {
     /// The file (optional) is one object:
     /// `{"host","port","tls":{"certificate","privateKey"},"mediaHost","projects":[{"apiKey","apiSecret"}],
     /// "reconnectGraceSeconds","silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
-    /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds"}`, every key
-    /// optional. Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
+    /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds","limits":{…}}`, every key
+    /// optional (`limits`: the fields of ``RouterLimits``). Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
     /// and/or `OTKIT_PROJECTS="key:secret,key2:secret2"`. At least one project is required;
     /// a secret must be non-empty and must not end in `.` + letters/digits/underscore (the
     /// OpenTok Python SDK reads such a secret as a private-key file name and talks to Vonage
@@ -126,6 +128,7 @@ public struct RouterConfiguration: Sendable {
         guard (1...3600).contains(unauthenticatedTimeoutSeconds) else { throw fail("unauthenticatedTimeoutSeconds", "must be 1...3600") }
         guard maxUnauthenticatedSockets > 0 else { throw fail("maxUnauthenticatedSockets", "must be positive") }
         guard (1...86_400).contains(maxProjectJWTLifetimeSeconds) else { throw fail("maxProjectJWTLifetimeSeconds", "must be 1...86400") }
+        if let problem = limits.problem() { throw fail("limits.\(problem.field)", problem.text) }
     }
 
     /// Whether the Python SDK would take `secret` for a file name: `.` then one or more

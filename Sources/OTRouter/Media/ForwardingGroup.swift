@@ -12,14 +12,16 @@ import Synchronization
 /// protect per leg, `sendmmsg` per leg) then happens on one core with no lock and no
 /// hand-over between threads; each leg's SRTP sessions are used by that thread only (libsrtp
 /// sessions are not thread-safe); and several published streams spread over the cores.
-/// `PipelineThread` polls a fixed socket list, so adding or removing a subscriber stops
-/// the thread (joins it) and starts a new one over the new list — the legs keep their
-/// state (keys, replay windows, sequence offsets, history) across the switch, and the few
-/// milliseconds of the switch wait in the sockets' 4 MiB buffers. Membership changes are
-/// control-plane events (a subscribe, an unsubscribe), rare next to packets.
+/// The thread starts once and runs until the stream ends: adding or removing a subscriber
+/// posts the new leg list to `legTable` and wakes the thread, which switches to it at
+/// that wake-up (`PipelineThread` re-polls the new socket list) and closes the legs that
+/// left. Nobody else's media stops for a membership change, and a client looping
+/// subscribe/unsubscribe costs the thread one wake-up per change.
 ///
-/// Locks: `state` guards the leg list and the thread; it is taken by control calls only,
-/// never by the forwarding thread. `cpu` is taken by the thread at start and stop.
+/// Locks: `state` guards the control plane's view of the leg list and the thread; it is
+/// taken by control calls only, never by the forwarding thread. `legTable` is taken once
+/// per membership change and once per wake-up of the thread. `cpu` is taken by the thread
+/// at start and stop.
 final class ForwardingGroup: Sendable {
     /// The stream's publisher leg.
     let publisher: PublisherLeg
@@ -51,52 +53,83 @@ final class ForwardingGroup: Sendable {
 
     private let state = Mutex(State())
     private let cpu = Mutex(CPUAccount())
+    /// Membership changes on their way to the running thread.
+    let legTable = LegTable()
+    /// The router's count of open leg sockets (this group's closes are taken off it).
+    let sockets: SocketGauge
+    /// Where the thread sends the legs it closed, to be freed elsewhere.
+    let reaper: LegReaper
 
-    /// A group for `publisher`, its thread started.
-    init(publisher: PublisherLeg) throws(MediaError) {
+    /// A group for `publisher`, its thread started. Cost: one thread, one eventfd.
+    init(publisher: PublisherLeg, sockets: SocketGauge, reaper: LegReaper) throws(MediaError) {
         self.publisher = publisher
-        try restart { _ in }
+        self.sockets = sockets
+        self.reaper = reaper
+        let handler = ForwardingHandler(group: self, subscribers: [])
+        do {
+            let thread = try PipelineThread(name: "otk-sfu-fwd", sockets: [publisher.socket], handler: handler)
+            state.withLock { $0.thread = thread }
+        } catch {
+            throw MediaError(.networkFailure, "cannot start the forwarding thread of \(publisher.streamId): \(error)")
+        }
     }
 
-    /// Adds a subscriber leg and restarts the thread over the new socket list; asks the
-    /// publisher for a keyframe so the new leg can start decoding.
+    /// Adds a subscriber leg to the running thread (it forwards to it from its next
+    /// wake-up) and asks the publisher for a keyframe so the new leg can start decoding.
+    /// Throws `invalidArgument` once the stream is gone. Cost: a short lock, one eventfd
+    /// write; no thread stops.
     func add(_ leg: SubscriberLeg) throws(MediaError) {
-        try restart { $0.append(leg) }
+        let thread = try state.withLock { state throws(MediaError) -> PipelineThread? in
+            guard !state.stopped else { throw MediaError(.invalidArgument, "the stream \(publisher.streamId) is gone") }
+            state.subscribers.append(leg)
+            legTable.post(state.subscribers)
+            return state.thread
+        }
         requestKeyframe()
+        thread?.wake()
     }
 
-    /// Removes a subscriber leg (closing its socket); false if it is not in this group.
+    /// Takes a subscriber leg out; the forwarding thread closes it (socket, buffers) at its
+    /// next wake-up. False if it is not in this group. Cost: a short lock, one eventfd write.
     @discardableResult
     func remove(subscriberId: String) -> Bool {
-        var removed: SubscriberLeg?
-        do {
-            try restart { legs in
-                guard let index = legs.firstIndex(where: { $0.subscriberId == subscriberId }) else { return }
-                removed = legs.remove(at: index)
+        let (removed, thread) = state.withLock { state -> (SubscriberLeg?, PipelineThread?) in
+            guard !state.stopped, let index = state.subscribers.firstIndex(where: { $0.subscriberId == subscriberId }) else {
+                return (nil, nil)
             }
-        } catch {
-            // The new thread did not start: the group forwards nothing any more, but the
-            // leg is gone either way.
+            let leg = state.subscribers.remove(at: index)
+            legTable.post(state.subscribers, leaving: leg)
+            return (leg, state.thread)
         }
-        guard let removed else { return false }
-        removed.releaseAll()
-        removed.socket.close()
+        guard removed != nil else { return false }
+        thread?.wake()
         return true
     }
 
     /// Stops the thread and closes every socket. Idempotent.
     func stop() {
-        let legs: [SubscriberLeg] = state.withLock { state in
+        let (legs, thread): ([SubscriberLeg], PipelineThread?) = state.withLock { state in
+            defer { state.thread = nil; state.subscribers = [] }
+            let first = !state.stopped
             state.stopped = true
-            state.thread?.stop()
-            state.thread = nil
-            return state.subscribers
+            return (first ? state.subscribers : [], state.thread)
         }
-        for leg in legs {
-            leg.releaseAll()
-            leg.socket.close()
+        thread?.stop()  // joined: nothing uses the legs any more
+        var closing = legs + legTable.take().leaving
+        for leg in closing { close(leg) }
+        reaper.release(&closing)
+        if publisher.socket.fileDescriptor >= 0 {
+            publisher.socket.close()
+            sockets.closed()
         }
-        publisher.socket.close()
+    }
+
+    /// Closes a leg that no thread uses any more: its buffers back to its pool, its socket.
+    func close(_ leg: SubscriberLeg) {
+        leg.releaseAll()
+        guard leg.socket.fileDescriptor >= 0 else { return }
+        leg.socket.close()
+        sockets.closed()
     }
 
     /// Turns each kind on or off for one subscriber leg (atomic stores the forwarding
@@ -192,22 +225,5 @@ final class ForwardingGroup: Sendable {
         var ts = timespec()
         guard clock_gettime(clock, &ts) == 0 else { return 0 }
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
-    /// Stops the thread, changes the leg list, starts a thread over the new list.
-    private func restart(_ change: (inout [SubscriberLeg]) -> Void) throws(MediaError) {
-        try state.withLock { state throws(MediaError) in
-            guard !state.stopped else { throw MediaError(.invalidArgument, "the stream \(publisher.streamId) is gone") }
-            state.thread?.stop()
-            state.thread = nil
-            change(&state.subscribers)
-            let handler = ForwardingHandler(group: self, subscribers: state.subscribers)
-            do {
-                state.thread = try PipelineThread(name: "otk-sfu-fwd", sockets: [publisher.socket] + state.subscribers.map(\.socket),
-                                                  handler: handler)
-            } catch {
-                throw MediaError(.networkFailure, "cannot start the forwarding thread of \(publisher.streamId): \(error)")
-            }
-        }
     }
 }

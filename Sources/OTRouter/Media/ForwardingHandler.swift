@@ -37,7 +37,9 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
 
     let group: ForwardingGroup
     let publisher: PublisherLeg
-    let subscribers: [SubscriberLeg]
+    /// The legs forwarded to, in socket order (index 1...); replaced at a wake-up when the
+    /// group's membership changed (`LegTable`).
+    private(set) var subscribers: [SubscriberLeg]
     let counters: GroupCounters
     private let receivePool = PacketBufferPool(initialCount: ForwardingHandler.receiveBatch, bufferSize: 2048, headroom: 0)
     private var receiveBuffers: [PacketBuffer] = []
@@ -79,6 +81,25 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         nextAdaptation = now + Self.adaptationInterval
         nextProbe = now + Self.adaptationInterval
         group.forwardingThreadStarted()
+    }
+
+    /// Takes the group's membership change, if one was posted: closes the legs that left
+    /// (their buffers back to their pools, their sockets) and returns the new socket list.
+    /// Called on the thread after each wake-up; a short lock, never per packet.
+    func updatedSockets() -> [UDPSocket]? {
+        var (next, leaving) = group.legTable.take()
+        for leg in leaving { group.close(leg) }
+        guard let list = next else {
+            group.reaper.release(&leaving)
+            return nil
+        }
+        next = nil
+        subscribers = list
+        group.reaper.release(&leaving)  // freeing SRTP sessions is slow: not on this thread
+        var sockets = [publisher.socket]
+        sockets.reserveCapacity(list.count + 1)
+        for leg in list { sockets.append(leg.socket) }
+        return sockets
     }
 
     func pipelineStopped(now: UInt64) {

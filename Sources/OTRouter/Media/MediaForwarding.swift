@@ -38,6 +38,9 @@ public protocol MediaForwarding: AnyObject, Sendable {
     func setSubscriberAudioFallback(streamId: String, enabled: Bool)
     /// Totals over every leg since the router started.
     var totals: ForwardingCounters { get }
+    /// The UDP sockets the media plane has open now (one per leg), for the router's
+    /// socket limit and `/metrics`.
+    var openSockets: Int { get }
     /// The counters of one published stream (its publisher leg and everything forwarded
     /// from it), nil if unknown.
     func counters(streamId: String) -> ForwardingCounters?
@@ -57,6 +60,8 @@ extension MediaForwarding {
 
     /// Media planes without audio fallback have nothing to switch.
     public func setSubscriberAudioFallback(streamId: String, enabled: Bool) {}
+    /// Media planes that open no sockets of their own report none.
+    public var openSockets: Int { 0 }
 }
 
 /// What the media plane has done, for `/metrics`, tests and `otbench router`.

@@ -19,9 +19,11 @@ import Synchronization
 ///   published stream, see `ForwardingGroup`.
 ///
 /// Calls may come from any thread; each takes a registry lock briefly and never holds it
-/// while a thread is stopped or started. Cost: `addPublisher`/`addSubscriber` bind a
-/// socket, create two SRTP sessions and restart one forwarding thread (well under a
-/// millisecond); a subscriber leg keeps up to 600 buffers of 2 KiB (its NACK history).
+/// while a thread is stopped or started. Cost: `addPublisher` binds a socket, creates two
+/// SRTP sessions and starts the stream's forwarding thread; `addSubscriber` binds a
+/// socket, creates two SRTP sessions and hands the leg to the running thread (no restart);
+/// `removeSubscriber` hands it back, and the thread closes it at its next wake-up. A
+/// subscriber leg keeps up to 600 buffers of 2 KiB (its NACK history), freed when it closes.
 public final class MediaRouter: MediaForwarding {
     /// The IP the legs bind to and clients send to.
     public let host: String
@@ -40,6 +42,14 @@ public final class MediaRouter: MediaForwarding {
     private let registry = Mutex(Registry())
     /// Where legs log their address moves (nil: nowhere).
     private let log: RouterLog?
+    private let sockets = SocketGauge()
+    private let reaper = LegReaper()
+
+    /// The leg sockets open now (one per publisher and per subscriber leg). One atomic load.
+    public var openSockets: Int { sockets.value }
+    /// Closed legs not freed yet (their SRTP sessions and buffers go on a background
+    /// queue, then the freed pages go back to the kernel). One atomic load.
+    public var legsAwaitingRelease: Int { reaper.legsWaiting }
 
     /// A router whose legs bind to `host` (an IPv4 or IPv6 literal) and log their address
     /// moves to `log`. Throws `invalidArgument` for anything else. Cost: none until legs
@@ -79,9 +89,11 @@ public final class MediaRouter: MediaForwarding {
         }
         let leg = try PublisherLeg(streamId: streamId, bindingTo: bindAddress, host: host, profile: profile,
                                    audio: audio, video: video, simulcastLayers: simulcastLayers, ssrcs: &ssrcs, log: log)
+        sockets.opened()
         let group: ForwardingGroup
-        do { group = try ForwardingGroup(publisher: leg) } catch {
+        do { group = try ForwardingGroup(publisher: leg, sockets: sockets, reaper: reaper) } catch {
             leg.socket.close()
+            sockets.closed()
             throw error
         }
         let clash = registry.withLock { registry -> Bool in
@@ -128,8 +140,10 @@ public final class MediaRouter: MediaForwarding {
             let leg = try SubscriberLeg(subscriberId: subscriberId, bindingTo: bindAddress, host: host, profile: profile,
                                         audio: audio, video: video, carriesAudio: group.publisher.audioSSRC != nil,
                                         carriesVideo: group.publisher.videoSSRC != nil, ssrcs: &ssrcs, log: log)
+            sockets.opened()
             do { try group.add(leg) } catch {
                 leg.socket.close()
+                sockets.closed()
                 throw error
             }
             registry.withLock { $0.ssrcs.merge(ssrcs) }
@@ -140,7 +154,8 @@ public final class MediaRouter: MediaForwarding {
         }
     }
 
-    /// Closes a subscriber leg (its socket; its thread is restarted without it).
+    /// Closes a subscriber leg: the stream's thread drops it and closes its socket at its
+    /// next wake-up (no restart). Cost: a registry lookup, a short lock, one eventfd write.
     public func removeSubscriber(subscriberId: String) {
         guard let group = registry.withLock({ registry -> ForwardingGroup? in
             guard let streamId = registry.subscriberStreams.removeValue(forKey: subscriberId) else { return nil }

@@ -10,6 +10,8 @@ final class MetricsCounters: Sendable {
         var signals: UInt64 = 0
         var restRequests: [Int: UInt64] = [:]
         var restAuthRefused: [String: UInt64] = [:]
+        var limitRefusals: [String: UInt64] = [:]
+        var idleSessionsRemoved: UInt64 = 0
     }
 
     private let counts = Mutex(Counts())
@@ -24,6 +26,10 @@ final class MetricsCounters: Sendable {
     func restAuthRefused(_ reason: String) { counts.withLock { $0.restAuthRefused[reason, default: 0] += 1 } }
     /// Reads the web server's refusal counts from `source` from now on.
     func attachWebStatistics(_ source: @escaping @Sendable () -> WebServerStatistics) { webStatistics.withLock { $0 = source } }
+    /// A request refused by one of the router's limits (`RouterLimit.rawValue`).
+    func limitRefused(_ limit: RouterLimit) { counts.withLock { $0.limitRefusals[limit.rawValue, default: 0] += 1 } }
+    /// `count` idle sessions were removed.
+    func idleSessionsRemoved(_ count: Int) { counts.withLock { $0.idleSessionsRemoved += UInt64(count) } }
 
     /// Copies the counters into `metrics`.
     func fill(_ metrics: inout RouterMetrics) {
@@ -33,6 +39,8 @@ final class MetricsCounters: Sendable {
             metrics.signals = counts.signals
             metrics.restRequests = counts.restRequests
             metrics.restAuthRefused = counts.restAuthRefused
+            metrics.limitRefusals = counts.limitRefusals
+            metrics.idleSessionsRemoved = counts.idleSessionsRemoved
         }
         if let source = webStatistics.withLock({ $0 }) { metrics.web = source() }
     }

@@ -45,6 +45,12 @@ enum PrometheusText {
                reasons.sorted { $0.key < $1.key }.map { ("{reason=\"\($0.key)\"}", String($0.value)) })
         single("otkit_bad_messages_total", "counter", "Signaling messages that did not parse.", metrics.badMessages)
         single("otkit_signals_total", "counter", "Signals delivered (client and REST).", metrics.signals)
+        var refusals = metrics.limitRefusals
+        for limit in RouterLimit.allCases where refusals[limit.rawValue] == nil { refusals[limit.rawValue] = 0 }
+        metric("otkit_limit_refusals_total", "counter", "Requests refused by a router limit, by limit.",
+               refusals.sorted { $0.key < $1.key }.map { ("{limit=\"\($0.key)\"}", String($0.value)) })
+        single("otkit_idle_sessions_removed_total", "counter", "Sessions removed after sitting empty.", metrics.idleSessionsRemoved)
+        single("otkit_media_sockets", "gauge", "UDP sockets the media router has open (one per leg).", metrics.mediaSockets)
         metric("otkit_rest_requests_total", "counter", "HTTP requests answered, by status.",
                metrics.restRequests.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", String($0.value)) })
         metric("otkit_rest_auth_refused_total", "counter", "REST calls refused for their X-OPENTOK-AUTH JWT, by reason.",

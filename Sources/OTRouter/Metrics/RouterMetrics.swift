@@ -29,6 +29,13 @@ public struct RouterMetrics: Sendable, Equatable {
     /// in the descriptor reserve, failed accepts.
     public var web = WebServerStatistics()
 
+    /// Requests refused by a limit, by limit (`RouterLimit` raw values).
+    public var limitRefusals: [String: UInt64] = [:]
+    /// Sessions removed after sitting empty for `RouterLimits.idleSessionSeconds`.
+    public var idleSessionsRemoved: UInt64 = 0
+    /// UDP sockets the media plane has open now (one per leg).
+    public var mediaSockets = 0
+
     /// All zero.
     public init() {}
 

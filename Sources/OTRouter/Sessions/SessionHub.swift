@@ -6,8 +6,11 @@ import OTSignaling
 /// subscriptions, mute state; archives; issue reports; the open sockets. Signaling and
 /// REST both act through it. Every public-facing operation takes the lock once, mutates,
 /// queues its outgoing messages, releases the lock and then sends them (so no socket
-/// call happens under the lock). Media-plane calls (`MediaForwarding`) are made under
-/// the lock: they open or close UDP legs and are quick.
+/// call happens under the lock). Media-plane work that opens or joins something (a
+/// subscriber leg: socket, buffers, SRTP; a stream's end: joining its thread) is queued
+/// with `afterUnlock` and done once the lock is released, so one client's subscribe loop
+/// never holds up another session's signaling; a subscribe reserves its place under the
+/// lock and lands in a second, short locked step (a routed publish likewise).
 final class SessionHub: @unchecked Sendable {
     let configuration: RouterConfiguration
     let media: any MediaForwarding
@@ -41,6 +44,11 @@ final class SessionHub: @unchecked Sendable {
     var issues: [String: IssueRecord] = [:]
     var issueOrder: [String] = []
     private var outbox: [Action] = []
+    private var deferred: [() -> Void] = []
+    /// Connections per IP address, router-wide (`RouterLimits.connectionsPerAddress`).
+    var connectionsByAddress: [String: Int] = [:]
+    /// Subscriber legs being opened outside the lock (they count toward the socket limit).
+    var pendingLegs = 0
 
     /// How many issue reports are kept (the oldest is dropped first).
     static let issueCapacity = 256
@@ -59,6 +67,8 @@ final class SessionHub: @unchecked Sendable {
         let result = body()
         let actions = outbox
         outbox.removeAll(keepingCapacity: true)
+        let work = deferred
+        deferred.removeAll()
         lock.unlock()
         for action in actions {
             switch action {
@@ -66,8 +76,13 @@ final class SessionHub: @unchecked Sendable {
             case .close(let peer, let code, let reason): peer.close(code: code, reason: reason)
             }
         }
+        for job in work { job() }
         return result
     }
+
+    /// Queues `work` to run once the lock is released (after the queued messages), on the
+    /// same thread. Under the lock; `work` may call `perform` again.
+    func afterUnlock(_ work: @escaping () -> Void) { deferred.append(work) }
 
     // MARK: - Queueing (under the lock)
 
@@ -147,7 +162,10 @@ final class SessionHub: @unchecked Sendable {
             session.subscriptions[subscriberId] = nil
             session.connections[subscription.connectionId]?.subscriptions.remove(subscriberId)
         }
-        if !session.relayed { media.removePublisher(streamId: streamId) }  // closes its subscriber legs too
+        if !session.relayed {  // closes its subscriber legs too, joining the stream's thread: not under the lock
+            let media = media
+            afterUnlock { media.removePublisher(streamId: streamId) }
+        }
         broadcast(.streamDestroyed(streamId: streamId, reason: reason), in: session, except: publisher)
         log.log(.info, "stream.destroyed", session: session.id, connection: publisher, ["stream": streamId, "reason": reason])
     }
@@ -160,13 +178,15 @@ final class SessionHub: @unchecked Sendable {
         for streamId in connection.streams { removeStream(streamId, from: &session, reason: reason) }
         var relayedStreams: Set<String> = []
         for subscriberId in connection.subscriptions {
-            if !session.relayed { media.removeSubscriber(subscriberId: subscriberId) }
+            if !session.relayed { removeLegLater(subscriberId) }
             if let gone = session.subscriptions.removeValue(forKey: subscriberId), session.relayed { relayedStreams.insert(gone.streamId) }
         }
         // Its subscriptions no longer count toward relayed publishers' limits.
         for streamId in relayedStreams.sorted() { relayedPreferencesChanged(streamId: streamId, in: &session) }
         session.connections[connectionId] = nil
         session.connectionOrder.removeAll { $0 == connectionId }
+        if session.connections.isEmpty { session.emptySince = .now }
+        addressLeft(connection.address)
         detached[connectionId] = nil
         if let peer = connection.peer { peers[peer.id]?.connectionId = nil }
         broadcast(.connectionDestroyed(connectionId: connectionId, reason: reason), in: session)
@@ -219,6 +239,7 @@ final class SessionHub: @unchecked Sendable {
                 }
                 if deadline <= now { destroyConnection(connectionId, in: sessionId, reason: "networkDisconnected") }
             }
+            removeIdleSessions(now: now)
         }
     }
 
@@ -237,6 +258,7 @@ final class SessionHub: @unchecked Sendable {
             }
         }
         metrics.media = media.totals
+        metrics.mediaSockets = media.openSockets
         counters.fill(&metrics)
         return metrics
     }

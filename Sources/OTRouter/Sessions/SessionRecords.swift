@@ -19,6 +19,16 @@ struct ConnectionRecord {
     var streams: [String] = []
     /// Its subscriptions (subscriber ids).
     var subscriptions: Set<String> = []
+    /// The IP address it connected from (`RouterLimits.connectionsPerAddress`).
+    var address = ""
+    /// Subscriber legs being opened for it outside the hub's lock (they count toward its
+    /// subscription limit until they land).
+    var pendingSubscriptions = 0
+    /// Publisher legs being opened for it outside the hub's lock (they count toward its
+    /// stream limit until they land).
+    var pendingStreams = 0
+    /// Its signal rate limit (`RouterLimits.signalsPerSecond`).
+    var signalBudget = SignalBudget()
 
     var wire: WireConnection { WireConnection(connectionId: id, creationTime: creationTime, data: data) }
 }
@@ -84,6 +94,16 @@ struct SessionRecord {
     var muteAll = false
     /// The streams the active "mute all" left alone.
     var muteAllExcluded: Set<String> = []
+    /// Since when it has had no connection (nil while it has one): idle sessions are
+    /// removed after `RouterLimits.idleSessionSeconds`.
+    var emptySince: ContinuousClock.Instant? = .now
+
+    /// Whether a connect could adopt it again exactly as it is (routed, manual archiving,
+    /// no archive settings, no mute state, nothing recording), so removing it loses nothing.
+    var isReadoptable: Bool {
+        !relayed && archiveMode == .manual && archiveName == nil && archiveResolution == nil && !muteAll
+            && activeArchiveId == nil
+    }
 
     /// Connections with an open socket, in join order.
     var attached: [ConnectionRecord] { connectionOrder.compactMap { connections[$0] }.filter { $0.peer != nil } }

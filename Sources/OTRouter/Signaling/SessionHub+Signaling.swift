@@ -1,4 +1,5 @@
 import Foundation
+import OTMedia
 import OTNet
 import OTSignaling
 
@@ -114,19 +115,30 @@ extension SessionHub {
             resume(resumeId, secret: request.resumeSecret ?? "", requestId: requestId, state: state, session: &session)
             return
         }
-        guard session.connections.count < configuration.maxConnectionsPerSession else {
-            send(.error(ErrorReply(code: 1027, message: "the session has \(configuration.maxConnectionsPerSession) connections, its limit")),
-                 requestId: requestId, to: state.peer)
+        func refuse(_ limit: RouterLimit, _ message: String) {
+            counters.limitRefused(limit)
+            log.log(.warning, "connection.refused", session: session.id, ["limit": limit.rawValue, "remote": state.peer.remoteAddress])
+            send(.error(ErrorReply(code: 1027, message: message)), requestId: requestId, to: state.peer)
             close(state.peer, code: 1008, reason: "connection limit")
             peers[state.peer.id] = nil
-            return
         }
-        let connection = ConnectionRecord(id: Self.newID(), apiKey: credentials.apiKey, role: grant.role, data: grant.connectionData,
+        guard session.connections.count < configuration.maxConnectionsPerSession else {
+            return refuse(.connectionsPerSession, "the session has \(configuration.maxConnectionsPerSession) connections, its limit")
+        }
+        let address = Self.addressKey(state.peer.remoteAddress)
+        guard addressHasRoom(address) else {
+            return refuse(.connectionsPerAddress,
+                          "\(address) has \(configuration.limits.connectionsPerAddress) connections to this router, its limit")
+        }
+        var connection = ConnectionRecord(id: Self.newID(), apiKey: credentials.apiKey, role: grant.role, data: grant.connectionData,
                                           creationTime: Self.nowMilliseconds(), layoutClassList: grant.initialLayoutClassList,
                                           resumeSecret: Self.randomSecret(), peer: state.peer)
+        connection.address = address
+        addressJoined(address)
         let reply = connectedReply(for: connection, in: session)
         session.connections[connection.id] = connection
         session.connectionOrder.append(connection.id)
+        session.emptySince = nil
         peers[state.peer.id]?.connectionId = connection.id
         send(.connected(reply), requestId: requestId, to: state.peer)
         state.peer.markAuthenticated()  // lifts the server's unauthenticated deadline
@@ -202,7 +214,7 @@ extension SessionHub {
             reply(.pong)
         case .publish(let request):
             guard me.role.canPublish else { return fail(1500, "unable to publish: the token's role \(me.role.rawValue) cannot publish") }
-            publish(request, me: me, session: &session, reply: reply, fail: fail)
+            publish(request, me: me, session: &session, requestId: requestId, peer: peer, reply: reply, fail: fail)
         case .unpublish(let streamId):
             guard me.streams.contains(streamId) else { return fail(1113, "stream \(streamId) is not published by this connection") }
             removeStream(streamId, from: &session, reason: "unpublished")
@@ -210,12 +222,12 @@ extension SessionHub {
         case .subscribe(let request):
             guard me.role.canSubscribe else { return fail(1500, "unable to subscribe: the token's role \(me.role.rawValue) cannot subscribe") }
             guard session.streams[request.streamId] != nil else { return fail(1604, "stream \(request.streamId) is not in the session") }
-            subscribe(request, me: me, session: &session, reply: reply, fail: fail)
+            subscribe(request, me: me, session: &session, requestId: requestId, peer: peer, reply: reply, fail: fail)
         case .unsubscribe(let subscriberId):
             guard me.subscriptions.contains(subscriberId) else { return fail(1112, "subscriber \(subscriberId) is not this connection's") }
             let streamId = session.subscriptions.removeValue(forKey: subscriberId)?.streamId
             session.connections[connectionId]!.subscriptions.remove(subscriberId)
-            if !session.relayed { media.removeSubscriber(subscriberId: subscriberId) }
+            if !session.relayed { removeLegLater(subscriberId) }
             reply(.ok)
             if session.relayed, let streamId { relayedPreferencesChanged(streamId: streamId, in: &session) }
         case .subscriptionChanged(let change):
@@ -241,6 +253,10 @@ extension SessionHub {
         case .signal(let request):
             guard me.role.canSignal else { return fail(1550, "unable to send signal: the token's role publisheronly cannot signal") }
             if let violation = SignalLimits.check(type: request.type, data: request.data) { return fail(violation.code, violation.message) }
+            guard session.connections[connectionId]!.signalBudget.take(rate: configuration.limits.signalsPerSecond) else {
+                counters.limitRefused(.signalsPerSecond)
+                return fail(1550, "unable to send signal: over \(configuration.limits.signalsPerSecond) signals per second")
+            }
             guard deliverSignal(type: request.type, data: request.data, from: connectionId, to: request.to, in: session) else {
                 return fail(1550, "unable to send signal: connection \(request.to ?? "") is not in the session")
             }
@@ -297,65 +313,165 @@ extension SessionHub {
         }
     }
 
-    private func publish(_ request: PublishRequest, me: ConnectionRecord, session: inout SessionRecord,
-                         reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
+    private func publish(_ request: PublishRequest, me: ConnectionRecord, session: inout SessionRecord, requestId: Int,
+                         peer: any WebSocketPeer, reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
         let streamId = Self.newID()
-        var leg: WireMediaLeg?
-        if session.relayed, let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg, announcer: me.peer?.remoteAddress) {
-            counters.badMessage()
-            log.log(.warning, "stream.badRelayedLeg", session: session.id, connection: me.id, ["problem": problem])
-            return fail(1011, "unable to publish: the relayed media leg \(problem)")
+        guard me.streams.count + me.pendingStreams < configuration.limits.streamsPerConnection else {
+            counters.limitRefused(.streamsPerConnection)
+            return fail(1500, "unable to publish: this connection already publishes \(me.streams.count) stream(s), its limit")
         }
-        if !session.relayed {
-            do {
+        if session.relayed {
+            if let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg, announcer: me.peer?.remoteAddress) {
+                counters.badMessage()
+                log.log(.warning, "stream.badRelayedLeg", session: session.id, connection: me.id, ["problem": problem])
+                return fail(1011, "unable to publish: the relayed media leg \(problem)")
+            }
+            return land(request, streamId: streamId, leg: nil, connectionId: me.id, in: &session, reply: reply)
+        }
+        guard mediaSocketsHaveRoom else {
+            counters.limitRefused(.mediaSockets)
+            return fail(1500, "unable to publish: the router has \(configuration.limits.mediaSockets) media sockets open, its limit")
+        }
+        // The leg (socket, SRTP, the stream's thread) is opened once the lock is released.
+        session.connections[me.id]!.pendingStreams += 1
+        pendingLegs += 1
+        let sessionId = session.id, connectionId = me.id
+        afterUnlock { [self] in
+            var leg: WireMediaLeg?
+            var failure: MediaError?
+            do throws(MediaError) {
                 leg = try media.addPublisher(streamId: streamId, audio: request.audioTrack, video: request.videoTrack,
                                              simulcastLayers: min(max(request.simulcastLayers ?? 1, 1), 3))
             } catch {
-                log.log(.error, "media.publisherFailed", session: session.id, connection: me.id, ["error": "\(error)"])
-                return fail(1500, "unable to publish: the media router could not open a leg (\(error))")
+                failure = error
+            }
+            perform {
+                landRoutedPublish(request, streamId: streamId, leg: leg, failure: failure, sessionId: sessionId,
+                                  connectionId: connectionId, requestId: requestId, peer: peer)
             }
         }
+    }
+
+    /// The second, locked step of a routed publish: records the stream and answers, or
+    /// answers the failure; a leg whose connection went meanwhile is closed.
+    private func landRoutedPublish(_ request: PublishRequest, streamId: String, leg: WireMediaLeg?, failure: MediaError?,
+                                   sessionId: String, connectionId: String, requestId: Int, peer: any WebSocketPeer) {
+        pendingLegs -= 1
+        let media = media
+        guard var session = sessions.removeValue(forKey: sessionId) else {
+            if leg != nil { afterUnlock { media.removePublisher(streamId: streamId) } }
+            return
+        }
+        defer { sessions[sessionId] = session }
+        guard session.connections[connectionId] != nil else {
+            if leg != nil { afterUnlock { media.removePublisher(streamId: streamId) } }
+            return
+        }
+        session.connections[connectionId]!.pendingStreams -= 1
+        if let failure {
+            log.log(.error, "media.publisherFailed", session: sessionId, connection: connectionId, ["error": "\(failure)"])
+            send(.error(ErrorReply(code: 1500, message: "unable to publish: the media router could not open a leg (\(failure))")),
+                 requestId: requestId, to: peer)
+            return
+        }
+        land(request, streamId: streamId, leg: leg, connectionId: connectionId, in: &session) { send($0, requestId: requestId, to: peer) }
+    }
+
+    /// Records a published stream, answers `published` and tells the others.
+    private func land(_ request: PublishRequest, streamId: String, leg: WireMediaLeg?, connectionId: String,
+                      in session: inout SessionRecord, reply: (ServerMessage) -> Void) {
         let muted = session.muteAll
         if muted, !session.relayed { media.setAudioMuted(streamId: streamId, true) }
-        let wire = WireStream(streamId: streamId, connectionId: me.id, name: request.name, hasAudio: request.hasAudio,
+        let wire = WireStream(streamId: streamId, connectionId: connectionId, name: request.name, hasAudio: request.hasAudio,
                               hasVideo: request.hasVideo, videoWidth: request.videoWidth, videoHeight: request.videoHeight,
                               videoType: request.videoType, creationTime: Self.nowMilliseconds())
-        session.streams[streamId] = StreamRecord(wire: wire, muted: muted, layoutClassList: me.layoutClassList,
+        session.streams[streamId] = StreamRecord(wire: wire, muted: muted,
+                                                 layoutClassList: session.connections[connectionId]!.layoutClassList,
                                                  relayedLeg: session.relayed ? request.relayedLeg : nil,
                                                  subscriberAudioFallback: request.subscriberAudioFallback ?? true)
         session.streamOrder.append(streamId)
         if !session.relayed { subscriberAudioFallbackConfigured(streamId: streamId, enabled: request.subscriberAudioFallback ?? true) }
-        session.connections[me.id]!.streams.append(streamId)
+        session.connections[connectionId]!.streams.append(streamId)
         reply(.published(PublishedReply(stream: wire, media: leg, muted: muted)))
-        broadcast(.streamCreated(wire), in: session, except: me.id)
-        log.log(.info, "stream.created", session: session.id, connection: me.id, ["stream": streamId, "muted": String(muted)])
+        broadcast(.streamCreated(wire), in: session, except: connectionId)
+        log.log(.info, "stream.created", session: session.id, connection: connectionId, ["stream": streamId, "muted": String(muted)])
     }
 
-    private func subscribe(_ request: SubscribeRequest, me: ConnectionRecord, session: inout SessionRecord,
-                           reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
+    private func subscribe(_ request: SubscribeRequest, me: ConnectionRecord, session: inout SessionRecord, requestId: Int,
+                           peer: any WebSocketPeer, reply: (ServerMessage) -> Void, fail: (Int, String) -> Void) {
+        guard me.subscriptions.count + me.pendingSubscriptions < configuration.limits.subscriptionsPerConnection else {
+            counters.limitRefused(.subscriptionsPerConnection)
+            return fail(1605, "unable to subscribe: this connection has \(configuration.limits.subscriptionsPerConnection) subscriptions, its limit")
+        }
         let subscriberId = Self.newID()
-        var leg: WireMediaLeg?
-        if session.relayed {
+        guard !session.relayed else {
             // The publisher's own socket, with keys only this subscriber gets.
-            leg = session.streams[request.streamId].flatMap {
+            let leg = session.streams[request.streamId].flatMap {
                 Self.relayedSubscriberLeg(of: $0, taken: $0.relayedReceivers.union($0.revokedReceivers))
             }
             if let ssrc = leg?.receiverSSRC { session.streams[request.streamId]!.relayedReceivers.insert(ssrc) }
-        } else {
-            do {
+            land(SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id,
+                                    audio: request.subscribeToAudio, video: request.subscribeToVideo,
+                                    relayedReceiverSSRC: leg?.receiverSSRC), leg: leg, in: &session, reply: reply)
+            // A subscriber without preferences lifts a relayed publisher's limit.
+            relayedPreferencesChanged(streamId: request.streamId, in: &session)
+            return
+        }
+        guard mediaSocketsHaveRoom else {
+            counters.limitRefused(.mediaSockets)
+            return fail(1605, "unable to subscribe: the router has \(configuration.limits.mediaSockets) media sockets open, its limit")
+        }
+        // The leg (socket, buffers, SRTP) is opened once the lock is released; the
+        // reservation keeps the limits honest meanwhile.
+        session.connections[me.id]!.pendingSubscriptions += 1
+        pendingLegs += 1
+        let record = SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id,
+                                        audio: request.subscribeToAudio, video: request.subscribeToVideo)
+        let sessionId = session.id
+        afterUnlock { [self] in
+            var leg: WireMediaLeg?
+            var failure: MediaError?
+            do throws(MediaError) {
                 leg = try media.addSubscriber(subscriberId: subscriberId, streamId: request.streamId,
                                               audio: request.subscribeToAudio, video: request.subscribeToVideo)
             } catch {
-                log.log(.error, "media.subscriberFailed", session: session.id, connection: me.id, ["error": "\(error)"])
-                return fail(1604, "unable to subscribe: the media router could not open a leg (\(error))")
+                failure = error
             }
+            perform { landRoutedSubscription(record, leg: leg, failure: failure, sessionId: sessionId, requestId: requestId, peer: peer) }
         }
-        session.subscriptions[subscriberId] = SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id,
-                                                                 audio: request.subscribeToAudio, video: request.subscribeToVideo,
-                                                                 relayedReceiverSSRC: leg?.receiverSSRC)
-        session.connections[me.id]!.subscriptions.insert(subscriberId)
-        reply(.subscribed(SubscribedReply(subscriberId: subscriberId, streamId: request.streamId, media: leg)))
-        // A subscriber without preferences lifts a relayed publisher's limit.
-        if session.relayed { relayedPreferencesChanged(streamId: request.streamId, in: &session) }
+    }
+
+    /// The second, locked step of a routed subscribe: records the subscription and answers,
+    /// or answers the failure; a leg whose connection or stream went meanwhile is closed.
+    private func landRoutedSubscription(_ record: SubscriptionRecord, leg: WireMediaLeg?, failure: MediaError?, sessionId: String,
+                                        requestId: Int, peer: any WebSocketPeer) {
+        pendingLegs -= 1
+        guard var session = sessions.removeValue(forKey: sessionId) else {
+            if leg != nil { removeLegLater(record.id) }
+            return
+        }
+        defer { sessions[sessionId] = session }
+        guard session.connections[record.connectionId] != nil else {
+            if leg != nil { removeLegLater(record.id) }
+            return
+        }
+        session.connections[record.connectionId]!.pendingSubscriptions -= 1
+        func fail(_ text: String) { send(.error(ErrorReply(code: 1604, message: text)), requestId: requestId, to: peer) }
+        if let failure {
+            log.log(.error, "media.subscriberFailed", session: sessionId, connection: record.connectionId, ["error": "\(failure)"])
+            return fail("unable to subscribe: the media router could not open a leg (\(failure))")
+        }
+        guard let leg, session.streams[record.streamId] != nil else {
+            removeLegLater(record.id)
+            return fail("unable to subscribe: stream \(record.streamId) left the session")
+        }
+        land(record, leg: leg, in: &session) { send($0, requestId: requestId, to: peer) }
+    }
+
+    /// Records a subscription and sends the `subscribed` reply.
+    private func land(_ record: SubscriptionRecord, leg: WireMediaLeg?, in session: inout SessionRecord, reply: (ServerMessage) -> Void) {
+        session.subscriptions[record.id] = record
+        session.connections[record.connectionId]!.subscriptions.insert(record.id)
+        reply(.subscribed(SubscribedReply(subscriberId: record.id, streamId: record.streamId, media: leg)))
     }
 }

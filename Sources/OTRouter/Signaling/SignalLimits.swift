@@ -48,3 +48,27 @@ enum SignalLimits {
         return nil
     }
 }
+
+/// One connection's signal rate limit: a token bucket that holds `rate` signals and refills
+/// at `rate` per second, so a burst of `rate` passes and a steady flood is held to `rate`
+/// a second. A plain value kept in the connection's record (under the hub's lock). O(1).
+struct SignalBudget {
+    private var tokens: Double?
+    private var last = ContinuousClock.now
+
+    /// Takes one signal's token; false when the bucket is empty (the signal is refused).
+    mutating func take(rate: Int, now: ContinuousClock.Instant = .now) -> Bool {
+        let capacity = Double(max(rate, 1))
+        let elapsed = now - last
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        last = now
+        var available = min(capacity, (tokens ?? capacity) + max(0, seconds) * capacity)
+        guard available >= 1 else {
+            tokens = available
+            return false
+        }
+        available -= 1
+        tokens = available
+        return true
+    }
+}

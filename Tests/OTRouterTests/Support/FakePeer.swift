@@ -7,8 +7,11 @@ import Synchronization
 final class FakePeer: WebSocketPeer {
     private static let counter = Atomic<UInt64>(0)
     let id: UInt64 = FakePeer.counter.add(1, ordering: .relaxed).newValue
-    let remoteAddress = "127.0.0.1:9"
+    let remoteAddress: String
     private let state = Mutex<(messages: [(ServerMessage, Int?)], closed: (UInt16, String)?)>(([], nil))
+
+    /// A peer that seems to come from `remoteAddress` (`host:port`).
+    init(remoteAddress: String = "127.0.0.1:9") { self.remoteAddress = remoteAddress }
 
     @discardableResult func send(_ text: String) -> Bool {
         guard let decoded = try? SignalingCodec.decodeServerMessage(text) else {

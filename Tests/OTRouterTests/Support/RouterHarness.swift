@@ -27,8 +27,12 @@ final class Harness {
     let sessionId: String
     private var nextRequest = 100
 
-    init(grace: Double = 30, silence: Double = 5, relayed: Bool = false) throws {
-        service = RouterService(configuration: Fixture.configuration(grace: grace, silence: silence), media: media)
+    init(grace: Double = 30, silence: Double = 5, relayed: Bool = false, limits: RouterLimits = RouterLimits(),
+         maxConnectionsPerSession: Int = 3000) throws {
+        var configuration = Fixture.configuration(grace: grace, silence: silence)
+        configuration.limits = limits
+        configuration.maxConnectionsPerSession = maxConnectionsPerSession
+        service = RouterService(configuration: configuration, media: media)
         sessionId = try service.createSession(apiKey: Fixture.project.apiKey, relayed: relayed)
     }
 
@@ -39,8 +43,8 @@ final class Harness {
     }
 
     /// Opens a socket on the session's signaling path.
-    func open(session: String? = nil) -> FakePeer {
-        let peer = FakePeer()
+    func open(session: String? = nil, from address: String = "127.0.0.1:9") -> FakePeer {
+        let peer = FakePeer(remoteAddress: address)
         service.webSocketOpened(peer, path: "/v1/session/\(session ?? sessionId)/ws", query: [])
         return peer
     }
@@ -54,9 +58,10 @@ final class Harness {
     }
 
     /// Connects a new client; returns its peer and connected reply.
-    func join(_ role: Role = .publisher, data: String? = nil) throws -> (peer: FakePeer, reply: ConnectedReply) {
-        let peer = open()
-        let reply = request(peer, .connect(ConnectRequest(apiKey: Fixture.project.apiKey, token: try token(role, data: data))))
+    func join(_ role: Role = .publisher, data: String? = nil, session: String? = nil,
+              from address: String = "127.0.0.1:9") throws -> (peer: FakePeer, reply: ConnectedReply) {
+        let peer = open(session: session, from: address)
+        let reply = request(peer, .connect(ConnectRequest(apiKey: Fixture.project.apiKey, token: try token(role, data: data, session: session))))
         guard case .connected(let connected)? = reply else {
             Issue.record("connect failed: \(String(describing: reply))")
             throw HarnessError.unexpected
