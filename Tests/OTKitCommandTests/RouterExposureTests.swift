@@ -57,15 +57,16 @@ import Testing
         let sessionId = try OpenTokSessionID.create(apiKey: Self.project.apiKey, location: "").rawValue
         let path = "/v1/session/\(sessionId)/ws"
 
-        let flood = PingFlood(port: port, path: path, count: 2_000, seconds: 9)
+        // The router's CPU is read by the flood's thread the moment its last socket is open
+        // (a health check or connect here may take seconds on a loaded machine).
+        let routerPid = router.process.processIdentifier
+        let flood = PingFlood(port: port, path: path, count: 2_000, seconds: 9) {
+            (processCPUSeconds(pid: routerPid) ?? 0, Date())
+        }
         let started = Date()
-        var cpuFrom: (cpu: Double, at: Date)?
         var healthChecks = 0, healthFailures: [String] = []
         var connects = 0, connectFailures: [String] = []
         while !flood.finished {
-            if cpuFrom == nil, flood.opened.load(ordering: .relaxed) {
-                cpuFrom = (processCPUSeconds(pid: router.process.processIdentifier) ?? 0, Date())
-            }
             healthChecks += 1
             do {
                 let health = try HTTPClient.request("GET", base + "/healthz", timeoutSeconds: 5)
@@ -79,7 +80,7 @@ import Testing
         }
         let cpuTo = (processCPUSeconds(pid: router.process.processIdentifier) ?? 0, Date())
         let result = flood.result()
-        let from = try #require(cpuFrom, "the flood never finished opening its sockets")
+        let from = try #require(flood.openedAt, "the flood never finished opening its sockets")
         let share = (cpuTo.0 - from.cpu) / cpuTo.1.timeIntervalSince(from.at)
         print("flood \(launcher.isEmpty ? "raised limit" : "1,024 descriptors"): \(result), router CPU \(Int(share * 1000)) ‰ over "
             + "\(Int(cpuTo.1.timeIntervalSince(from.at))) s, healthz \(healthChecks - healthFailures.count)/\(healthChecks), "
@@ -135,15 +136,21 @@ final class PingFlood: @unchecked Sendable {
         }
     }
 
-    /// Set once every socket has been opened (the steady state starts).
-    let opened = Atomic<Bool>(false)
+    /// What `onOpened` read once every socket had been opened (the steady state starts).
+    private let opened = Mutex<(cpu: Double, at: Date)?>(nil)
+    private let onOpened: @Sendable () -> (cpu: Double, at: Date)
     private let done = Atomic<Bool>(false)
     private let outcome = Mutex(Result())
 
-    /// Starts at once on its own thread; runs for `seconds` after opening the sockets.
-    init(port: Int, path: String, count: Int, seconds: Double) {
+    /// Starts at once on its own thread; runs for `seconds` after opening the sockets, and
+    /// calls `onOpened` on that thread when they are all open.
+    init(port: Int, path: String, count: Int, seconds: Double, onOpened: @escaping @Sendable () -> (cpu: Double, at: Date)) {
+        self.onOpened = onOpened
         Thread { [self] in run(port: port, path: path, count: count, seconds: seconds) }.start()
     }
+
+    /// `onOpened`'s reading, nil until every socket has been opened.
+    var openedAt: (cpu: Double, at: Date)? { opened.withLock { $0 } }
 
     var finished: Bool { done.load(ordering: .acquiring) }
 
@@ -162,7 +169,8 @@ final class PingFlood: @unchecked Sendable {
             }
             sockets.append((connection, false))
         }
-        opened.store(true, ordering: .releasing)
+        let reading = onOpened()
+        opened.withLock { $0 = reading }
         let ping = RawTCPConnection.textFrame(#"{"type":"ping","requestId":1}"#)
         let end = Date(timeIntervalSinceNow: seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
