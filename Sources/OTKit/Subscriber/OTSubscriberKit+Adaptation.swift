@@ -5,11 +5,17 @@ import OTSignaling
 /// Subscriber audio fallback events, preferred resolution / frame rate reaching the
 /// router, and the RTC stats report.
 extension OTSubscriberKit {
-    /// The preferences as the wire carries them (nil fields: no preference). Under `lock`.
+    /// The preferences as the wire carries them (nil fields: no preference), clamped to
+    /// what the router accepts (`ClientMessageLimits`): a huge size or rate means "the
+    /// most there is", NaN, zero or negative means none. Under `lock`.
     private func wirePreferences(_ id: String) -> SubscriberPreferences {
-        let size = storedResolution.flatMap { $0.width > 0 && $0.height > 0 ? $0 : nil }
-        return SubscriberPreferences(subscriberId: id, preferredWidth: size?.width, preferredHeight: size?.height,
-                                     preferredFrameRate: storedFrameRate > 0 ? Double(storedFrameRate) : nil)
+        let size = storedResolution.flatMap { dimensions -> (Int, Int)? in
+            guard let width = ClientMessageLimits.clampedDimension(dimensions.width),
+                  let height = ClientMessageLimits.clampedDimension(dimensions.height) else { return nil }
+            return (width, height)
+        }
+        return SubscriberPreferences(subscriberId: id, preferredWidth: size?.0, preferredHeight: size?.1,
+                                     preferredFrameRate: ClientMessageLimits.clampedFrameRate(Double(storedFrameRate)))
     }
 
     /// Tells the router the preferences when they differ from what it was last told

@@ -154,14 +154,18 @@ final class ForwardingGroup: Sendable {
     }
 
     /// Stores one subscriber's preferences for its leg's layer selection (the forwarding
-    /// thread picks them up within 100 ms). False if the leg is not in this group.
+    /// thread picks them up within 100 ms). A frame rate that is not finite or not
+    /// positive means none; one above 1000 fps counts as 1000 (the codec decodes only
+    /// in-range values, this keeps direct callers safe too). False if the leg is not in
+    /// this group.
     @discardableResult
     func setPreferences(subscriberId: String, width: Int?, height: Int?, frameRate: Double?) -> Bool {
         guard let leg = state.withLock({ $0.subscribers.first { $0.subscriberId == subscriberId } }) else { return false }
         leg.preferredWidth.store(max(0, width ?? 0), ordering: .relaxed)
         leg.preferredHeight.store(max(0, height ?? 0), ordering: .relaxed)
-        let millihertz = frameRate.map { $0.isFinite && $0 > 0 ? Int(($0 * 1000).rounded()) : 0 } ?? 0
-        leg.preferredFrameRateMillihertz.store(min(millihertz, 1_000_000), ordering: .relaxed)
+        // Clamped as a Double before the conversion: Int(1e300 * 1000) would trap.
+        let millihertz = frameRate.map { $0.isFinite && $0 > 0 ? Int((min($0, 1000) * 1000).rounded()) : 0 } ?? 0
+        leg.preferredFrameRateMillihertz.store(millihertz, ordering: .relaxed)
         leg.preferencesGeneration.add(1, ordering: .releasing)
         return true
     }

@@ -96,7 +96,8 @@ extension SessionHub {
         } catch {
             // A resuming client proves itself with its resume secret; a token that expired
             // during a long session must not stop it from coming back.
-            if resuming, case .expired(let expireTime, _) = error,
+            // (An expiry of Int64.min, signed by a careless server, has no second before it.)
+            if resuming, case .expired(let expireTime, _) = error, expireTime > .min,
                let again = try? OpenTokToken.verify(request.token, credentials: credentials, sessionID: state.sessionId,
                                                     now: expireTime - 1) {
                 grant = again

@@ -9,8 +9,8 @@ import Foundation
 /// ```
 /// `type` names the case, `requestId` pairs a reply with its request (absent on events),
 /// `body` holds the case's fields (absent when it has none). Unknown types, missing
-/// fields, wrong JSON types and messages over ``maximumMessageBytes`` are refused with
-/// ``SignalingDecodingError``. Cost: one Foundation JSON encode or decode per message
+/// fields, wrong JSON types, numbers outside ``ClientMessageLimits`` and messages over
+/// ``maximumMessageBytes`` are refused with ``SignalingDecodingError``. Cost: one Foundation JSON encode or decode per message
 /// (signaling is not on the media path).
 public enum SignalingCodec {
     /// The largest message accepted: an 8 KiB signal, escaped, plus room to spare.
@@ -95,6 +95,7 @@ public enum SignalingCodec {
         case "disconnect": message = .disconnect
         default: throw .unknownType(envelope.type)
         }
+        try ClientMessageLimits.check(message)
         return (message, requestId)
     }
 
@@ -239,6 +240,8 @@ public enum SignalingDecodingError: Error, Equatable, Sendable, CustomStringConv
     case unknownType(String)
     /// Longer than ``SignalingCodec/maximumMessageBytes``.
     case tooLarge(Int)
+    /// A number outside its range (``ClientMessageLimits``); says which and why.
+    case outOfRange(String)
 
     /// A sentence a person can act on.
     public var description: String {
@@ -246,6 +249,7 @@ public enum SignalingDecodingError: Error, Equatable, Sendable, CustomStringConv
         case .malformed(let what): return "malformed signaling message: \(what)"
         case .missingField(let field): return "signaling message without \"\(field)\""
         case .unknownType(let type): return "unknown signaling message type \"\(type)\""
+        case .outOfRange(let what): return "signaling message with a number out of range: \(what)"
         case .tooLarge(let bytes): return "signaling message of \(bytes) bytes exceeds the \(SignalingCodec.maximumMessageBytes)-byte limit"
         }
     }

@@ -8,7 +8,10 @@
 /// - Arrival times: the 24-bit reference time (64 ms units, section 3.1) is unwrapped
 ///   across feedback packets, so arrivals keep increasing across its 12.4-day wrap. The
 ///   time base is the receiver's (only differences matter): `referenceTime × 64 ms + Σ
-///   deltas × 250 µs` exactly, in nanoseconds. A pathological negative time clamps to 0.
+///   deltas × 250 µs` exactly, in nanoseconds. A pathological negative time clamps to 0,
+///   and one past `maximumArrivalNanoseconds` (about 2^62 ns, 146 years: only a receiver that
+///   steps its reference time forward on purpose gets there) clamps to it, so neither the
+///   conversion here nor the estimators' differences of two arrivals can overflow.
 /// - Lost packets (status "not received") come out with `arrivalNanoseconds == nil`.
 /// - Duplicates: a packet already reported received, or reported lost twice, is skipped
 ///   (counted); a packet reported lost and later received (feedback that came back out
@@ -54,6 +57,12 @@ public struct TransportFeedbackAdapter: Sendable {
     static let ticksPerReferenceUnit: Int64 =
         TransportWideCCFeedback.referenceTimeUnitMicroseconds / TransportWideCCFeedback.deltaTickMicroseconds
 
+    /// The most ticks an arrival time is converted from: 2^62 ns, rounded down to a tick.
+    static let maximumArrivalTicks: Int64 = (1 << 62) / nanosecondsPerTick
+    /// The latest arrival time emitted (just under 2^62 ns, a whole tick): differences of
+    /// two arrivals, and those minus a send-time difference, then stay inside `Int64`.
+    public static let maximumArrivalNanoseconds = UInt64(maximumArrivalTicks * nanosecondsPerTick)
+
     private var lastReference: Int64?
     private var lastFeedbackCount: UInt8?
     /// Counts so far.
@@ -73,7 +82,10 @@ public struct TransportFeedbackAdapter: Sendable {
         counters.feedbackPackets += 1
         countFeedback(feedback.feedbackPacketCount)
         let reference = unwrapReference(feedback.referenceTime)
-        let tickOffset = (reference - Int64(feedback.referenceTime)) * Self.ticksPerReferenceUnit
+        // Saturating: the reference unwraps by up to 2^23 per feedback, so a receiver can
+        // push it anywhere given enough feedback packets.
+        let (product, overflow) = (reference - Int64(feedback.referenceTime)).multipliedReportingOverflow(by: Self.ticksPerReferenceUnit)
+        let tickOffset = overflow ? (reference < 0 ? Int64.min : Int64.max) : product
 
         guard let base = history.unwrap(feedback.baseSequenceNumber) else {
             counters.unknownPackets += UInt64(feedback.packetStatusCount)
@@ -94,9 +106,9 @@ public struct TransportFeedbackAdapter: Sendable {
                 continue
             case (.lost, true):
                 counters.recoveredPackets += 1
-                arrival = Self.nanoseconds(ticks: status.arrivalTicks + tickOffset)
+                arrival = Self.nanoseconds(ticks: status.arrivalTicks, offset: tickOffset)
             case (.none, true):
-                arrival = Self.nanoseconds(ticks: status.arrivalTicks + tickOffset)
+                arrival = Self.nanoseconds(ticks: status.arrivalTicks, offset: tickOffset)
             case (.none, false):
                 arrival = nil
             }
@@ -107,9 +119,14 @@ public struct TransportFeedbackAdapter: Sendable {
         return results.count
     }
 
+    /// `ticks + offset` receive-delta ticks in nanoseconds, clamped to
+    /// 0...`maximumArrivalNanoseconds` (both inputs come from the network). O(1).
     @inline(__always)
-    private static func nanoseconds(ticks: Int64) -> UInt64 {
-        ticks <= 0 ? 0 : UInt64(ticks) * UInt64(nanosecondsPerTick)
+    static func nanoseconds(ticks: Int64, offset: Int64) -> UInt64 {
+        let (sum, overflow) = ticks.addingReportingOverflow(offset)
+        let total = overflow ? (offset < 0 ? Int64.min : Int64.max) : sum
+        if total <= 0 { return 0 }
+        return UInt64(min(total, maximumArrivalTicks)) * UInt64(nanosecondsPerTick)
     }
 
     /// Unwraps the 24-bit reference time to the value nearest the last one (the same
