@@ -60,8 +60,9 @@ final class ForwardingGroup: Sendable {
     /// Where the thread sends the legs it closed, to be freed elsewhere.
     let reaper: LegReaper
 
-    /// A group for `publisher`, its thread started. Cost: one thread, one eventfd.
-    init(publisher: PublisherLeg, sockets: SocketGauge, reaper: LegReaper) throws(MediaError) {
+    /// A group for `publisher`, its thread started; `sockets` and `reaper` are the router's
+    /// (a group on its own, as in tests and fuzz targets, gets its own). Cost: one thread, one eventfd.
+    init(publisher: PublisherLeg, sockets: SocketGauge = SocketGauge(), reaper: LegReaper = LegReaper()) throws(MediaError) {
         self.publisher = publisher
         self.sockets = sockets
         self.reaper = reaper

@@ -138,7 +138,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         let received = buffer.length
         switch PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes)) {
         case .rtp:
-            guard let length = try? publisher.receiver.unprotect(buffer.writableBytes, length: received),
+            guard let length = publisher.unprotect(buffer.writableBytes, length: received, isRTCP: false, counters: counters),
                   length >= 12 else { return bad() }
             buffer.setLength(length)
             if publisher.learn(buffer.peer, now: now, counters: counters), !publisher.videoSeen { group.requestKeyframe() }
@@ -146,7 +146,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
             forwardRTP(buffer, now: now)
         case .rtcp:
-            guard let length = try? publisher.receiver.unprotectRTCP(buffer.writableBytes, length: received) else { return bad() }
+            guard let length = publisher.unprotect(buffer.writableBytes, length: received, isRTCP: true, counters: counters) else { return bad() }
             _ = publisher.learn(buffer.peer, now: now, counters: counters)
             GroupCounters.bump(counters.packetsIn)
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
@@ -340,7 +340,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
 
     private func fromSubscriber(_ leg: SubscriberLeg, _ buffer: PacketBuffer, now: UInt64) {
         guard !buffer.isTruncated, PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes)) == .rtcp,
-              let length = try? leg.receiver.unprotectRTCP(buffer.writableBytes, length: buffer.length) else { return bad() }
+              let length = leg.unprotect(buffer.writableBytes, length: buffer.length, isRTCP: true, counters: counters) else { return bad() }
         GroupCounters.bump(counters.packetsIn)
         GroupCounters.bump(counters.bytesIn, by: UInt64(buffer.length))
         if leg.learn(buffer.peer, now: now, counters: counters), leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) {

@@ -17,6 +17,8 @@ final class GroupCounters: Sendable {
     /// Leg address moves, and authenticated datagrams from a source still in probation.
     let addressMoves = Atomic<UInt64>(0)
     let addressDatagramsHeld = Atomic<UInt64>(0)
+    /// Datagrams dropped before unprotecting: a sender SSRC past the leg's `LegSSRCGate`.
+    let unknownSSRCRefused = Atomic<UInt64>(0)
     let upstreamNACKs = Atomic<UInt64>(0)
     let upstreamRepaired = Atomic<UInt64>(0)
     let keyframeRequests = Atomic<UInt64>(0)
@@ -46,6 +48,7 @@ final class GroupCounters: Sendable {
         c.retransmissionsOverBudget = retransmissionsOverBudget.load(ordering: .relaxed)
         c.retransmissionsDuplicate = retransmissionsDuplicate.load(ordering: .relaxed)
         c.addressMoves = addressMoves.load(ordering: .relaxed)
+        c.unknownSSRCRefused = unknownSSRCRefused.load(ordering: .relaxed)
         c.addressDatagramsHeld = addressDatagramsHeld.load(ordering: .relaxed)
         c.upstreamNACKs = upstreamNACKs.load(ordering: .relaxed)
         c.upstreamRepaired = upstreamRepaired.load(ordering: .relaxed)
@@ -74,6 +77,7 @@ extension ForwardingCounters {
         c.retransmissionsOverBudget = lhs.retransmissionsOverBudget + rhs.retransmissionsOverBudget
         c.retransmissionsDuplicate = lhs.retransmissionsDuplicate + rhs.retransmissionsDuplicate
         c.addressMoves = lhs.addressMoves + rhs.addressMoves
+        c.unknownSSRCRefused = lhs.unknownSSRCRefused + rhs.unknownSSRCRefused
         c.addressDatagramsHeld = lhs.addressDatagramsHeld + rhs.addressDatagramsHeld
         c.upstreamNACKs = lhs.upstreamNACKs + rhs.upstreamNACKs
         c.upstreamRepaired = lhs.upstreamRepaired + rhs.upstreamRepaired

@@ -89,6 +89,9 @@ public struct ForwardingCounters: Sendable, Equatable {
     public var retransmissionsDuplicate: UInt64 = 0
     /// Times a leg moved to a new client address after its probation (`LegAddressGuard`).
     public var addressMoves: UInt64 = 0
+    /// Datagrams dropped unread because their sender SSRC was past the leg's first 8
+    /// authenticated ones (`LegSSRCGate`: libsrtp keeps a stream per SSRC).
+    public var unknownSSRCRefused: UInt64 = 0
     /// Authenticated datagrams from a new source that did not (yet) move their leg:
     /// in probation or held by the one-move-per-5-s limit.
     public var addressDatagramsHeld: UInt64 = 0

@@ -26,6 +26,8 @@ class RouterLeg: @unchecked Sendable {
     var address: SocketAddress? { addressGuard.address }
     /// Decides when the address moves (forwarding thread only).
     var addressGuard = LegAddressGuard()
+    /// The sender SSRCs the client may use (forwarding thread only).
+    var ssrcGate = LegSSRCGate()
     /// Where moves are logged (nil: not logged).
     let log: RouterLog?
     /// The router's SDES CNAME bytes, kept for the leg's lifetime.
@@ -59,6 +61,23 @@ class RouterLeg: @unchecked Sendable {
     }
 
     deinit { UnsafeMutableRawPointer(mutating: cname.baseAddress)?.deallocate() }
+
+    /// Unprotects a datagram of `length` bytes in place if its sender SSRC passes the
+    /// leg's `LegSSRCGate` (admitting a new SSRC once it authenticated); the plain length,
+    /// or nil when refused by the gate (counted in `counters`) or by SRTP. Forwarding thread only.
+    @inline(__always)
+    func unprotect(_ bytes: UnsafeMutableRawBufferPointer, length: Int, isRTCP: Bool, counters: GroupCounters) -> Int? {
+        guard let ssrc = LegSSRCGate.senderSSRC(of: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[0..<min(length, bytes.count)]),
+                                                isRTCP: isRTCP) else { return nil }
+        let verdict = ssrcGate.check(ssrc)
+        if verdict == .refused {
+            GroupCounters.bump(counters.unknownSSRCRefused)
+            return nil
+        }
+        let plain = isRTCP ? try? receiver.unprotectRTCP(bytes, length: length) : try? receiver.unprotect(bytes, length: length)
+        if plain != nil, verdict == .trial { ssrcGate.admit(ssrc) }
+        return plain
+    }
 
     /// Notes the source of an authenticated datagram (see `LegAddressGuard`); true when
     /// the leg now sends to a new address (its first, or a move). Moves and datagrams held

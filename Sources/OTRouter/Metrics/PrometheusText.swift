@@ -36,6 +36,9 @@ enum PrometheusText {
                 ("{reason=\"duplicate\"}", String(metrics.media.retransmissionsDuplicate))])
         single("otkit_leg_address_moves_total", "counter", "Media legs moved to a new client address after its probation.",
                metrics.media.addressMoves)
+        single("otkit_leg_unknown_ssrc_refused_total", "counter",
+               "Media datagrams dropped unread: a sender SSRC past the leg's first 8 authenticated ones.",
+               metrics.media.unknownSSRCRefused)
         single("otkit_leg_address_held_packets_total", "counter",
                "Authenticated datagrams from a new source address that did not move their leg (probation, rate limit).",
                metrics.media.addressDatagramsHeld)

@@ -54,9 +54,11 @@ final class RawLegClient: @unchecked Sendable {
     func bytes(_ index: Int) -> Int { counts.withLock { $0[index].bytes } }
 
     /// Sends an authenticated receiver report (with `nacking` sequence numbers as NACK
-    /// pairs, if any) to the leg from socket `index`; false if it could not be built or sent.
+    /// pairs, if any) to the leg from socket `index`, under sender SSRC `as` (the client's
+    /// own by default); false if it could not be built or sent.
     @discardableResult
-    func sendReport(via index: Int = 0, nacking pairs: [NACKPair] = []) -> Bool {
+    func sendReport(via index: Int = 0, nacking pairs: [NACKPair] = [], as senderSSRC: UInt32? = nil) -> Bool {
+        let ssrc = senderSSRC ?? self.ssrc
         sendLock.lock(); defer { sendLock.unlock() }
         guard let buffer = sendPool.take() else { return false }
         defer { sendPool.release(buffer) }
