@@ -1,4 +1,4 @@
-// fuzz-sources: Sources/OTRouter/Media/*.swift
+// fuzz-sources: Sources/OTRouter/Media/*.swift Sources/OTRouter/Logging/*.swift
 import OTMedia
 
 /// libFuzzer target: what a subscriber sends on its leg, authenticated, into the SFU's
