@@ -1,4 +1,5 @@
 import OTMedia
+import OTTestSupport
 
 /// Calls `body` with a raw view of `bytes` (test helper around `withUnsafeBytes`).
 func withRaw<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
@@ -24,19 +25,5 @@ func writeRTP(_ header: RTPHeader, payload: [UInt8] = [], padding: Int = 0) thro
     return Array(out[0..<written])
 }
 
-/// A deterministic pseudo-random generator (SplitMix64) so random-input tests repeat.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    /// Uniform in [-1, 1).
-    mutating func symmetric() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
-}
+/// The seeded generator random-input tests use (OTTestSupport's, shared with the router tests).
+typealias SplitMix64 = OTTestSupport.SplitMix64

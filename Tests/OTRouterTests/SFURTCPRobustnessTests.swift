@@ -2,6 +2,7 @@ import Foundation
 import OTMedia
 @testable import OTRouter
 import OTSignaling
+import OTTestSupport
 import Synchronization
 import Testing
 
@@ -153,18 +154,8 @@ final class RTCPClient {
     func close() { socket.close() }
 }
 
-/// SplitMix64: a seeded generator, so a failing case can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator these tests use, so a failing case can be replayed.
+typealias SeededRandom = SplitMix64
 
 /// Structured but random RTCP for one subscriber leg: each packet's framing is right (so
 /// the parsers go past it) and its fields are random, with the leg's SSRCs most of the
