@@ -40,10 +40,10 @@ import Testing
     @Test func senderSSRCIsReadWhereRTPAndRTCPKeepIt() {
         let bytes: [UInt8] = [0x80, 0xC9, 0, 1, 0xAA, 0xBB, 0xCC, 0xDD, 0x11, 0x22, 0x33, 0x44]
         bytes.withUnsafeBytes { raw in
-            #expect(LegSSRCGate.senderSSRC(of: raw, isRTCP: true) == 0xAABB_CCDD)
-            #expect(LegSSRCGate.senderSSRC(of: raw, isRTCP: false) == 0x1122_3344)
-            #expect(LegSSRCGate.senderSSRC(of: UnsafeRawBufferPointer(rebasing: raw[0..<11]), isRTCP: false) == nil)
-            #expect(LegSSRCGate.senderSSRC(of: UnsafeRawBufferPointer(rebasing: raw[0..<7]), isRTCP: true) == nil)
+            #expect(SenderSSRC.read(raw, isRTCP: true) == 0xAABB_CCDD)
+            #expect(SenderSSRC.read(raw, isRTCP: false) == 0x1122_3344)
+            #expect(SenderSSRC.read(UnsafeRawBufferPointer(rebasing: raw[0..<11]), isRTCP: false) == nil)
+            #expect(SenderSSRC.read(UnsafeRawBufferPointer(rebasing: raw[0..<7]), isRTCP: true) == nil)
         }
     }
 

@@ -492,7 +492,7 @@ final class PublisherTransport {
             leg.lastHeard = now
             return plain
         }
-        guard let ssrc = RelayedReceiverContexts.senderSSRC(of: UnsafeRawBufferPointer(buffer.bytes)), !revoked.contains(ssrc) else {
+        guard let ssrc = SenderSSRC.read(UnsafeRawBufferPointer(buffer.bytes), isRTCP: true), !revoked.contains(ssrc) else {
             return nil
         }
         if let leg = legs.first(where: { $0.contexts?.ssrc == ssrc }), let contexts = leg.contexts {

@@ -27,11 +27,4 @@ final class RelayedReceiverContexts {
         }
         rtcp = try RTCPSender(socket: pipeline.socket, pool: pipeline.pool, keys: keys.send, cname: pipeline.configuration.cname)
     }
-
-    /// The sender SSRC of an SRTCP datagram (bytes 4..<8, sent in the clear), nil when too
-    /// short to be one.
-    static func senderSSRC(of bytes: UnsafeRawBufferPointer) -> UInt32? {
-        guard bytes.count >= 8 else { return nil }
-        return UInt32(bytes[4]) << 24 | UInt32(bytes[5]) << 16 | UInt32(bytes[6]) << 8 | UInt32(bytes[7])
-    }
 }

@@ -50,12 +50,4 @@ struct LegSSRCGate {
             return false
         }
     }
-
-    /// The sender SSRC of a datagram: RTP's at bytes 8-11, (S)RTCP's at 4-7 (in the clear in
-    /// SRTP and SRTCP); nil when it is too short to have one.
-    static func senderSSRC(of bytes: UnsafeRawBufferPointer, isRTCP: Bool) -> UInt32? {
-        let offset = isRTCP ? 4 : 8
-        guard bytes.count >= offset + 4 else { return nil }
-        return UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
-    }
 }

@@ -67,8 +67,8 @@ class RouterLeg: @unchecked Sendable {
     /// or nil when refused by the gate (counted in `counters`) or by SRTP. Forwarding thread only.
     @inline(__always)
     func unprotect(_ bytes: UnsafeMutableRawBufferPointer, length: Int, isRTCP: Bool, counters: GroupCounters) -> Int? {
-        guard let ssrc = LegSSRCGate.senderSSRC(of: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[0..<min(length, bytes.count)]),
-                                                isRTCP: isRTCP) else { return nil }
+        let datagram = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[0..<min(length, bytes.count)])
+        guard let ssrc = SenderSSRC.read(datagram, isRTCP: isRTCP) else { return nil }
         let verdict = ssrcGate.check(ssrc)
         if verdict == .refused {
             GroupCounters.bump(counters.unknownSSRCRefused)
