@@ -1,23 +1,13 @@
-/// A seeded pseudo-random generator (SplitMix64), so a random-input test repeats and a
-/// failing case can be replayed from its seed. Cost: a few integer operations per draw.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    /// The generator's state (advanced by every draw).
-    public var state: UInt64
+import OTMedia
 
-    /// A generator that starts from `seed`.
-    public init(seed: UInt64) { state = seed }
+/// The seeded generator random-input tests use, so a test repeats and a failing case can be
+/// replayed from its seed: OTMedia's SplitMix64 (`ImpairmentRandom`, the impairment
+/// proxy's), not a copy of it.
+public typealias SplitMix64 = ImpairmentRandom
 
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension ImpairmentRandom {
     /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func unit() -> Double { nextUnit() }
 
     /// Uniform in [-1, 1).
     public mutating func symmetric() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
