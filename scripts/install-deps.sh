@@ -7,6 +7,7 @@ set -euo pipefail
 
 packages=(
   pkg-config
+  gcc               # builds scripts/thread-alloc-counter.c, the allocation tests' malloc counter
   libv4l-dev        # V4L2 cameras (videodev2.h, libv4l2)
   libasound2-dev    # ALSA microphone and speaker
   libvpx-dev        # VP8
