@@ -67,13 +67,17 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             return
         }
         var length = buffer.length
+        // Where its answers (resends) go and whose feedback it is: the datagram's source,
+        // except a relayed receiver's new address still in probation.
+        var source = buffer.peer
         if transport.keysPerReceiver {
             // Relayed, keys per receiver: the sender's own keys (or none) must pass it.
-            guard let plain = transport.authenticateRTCP(buffer, length: length, from: buffer.peer, now: now) else {
+            guard let authenticated = transport.authenticateRTCP(buffer, length: length, from: buffer.peer, now: now) else {
                 pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
                 return
             }
-            length = plain
+            length = authenticated.length
+            source = authenticated.answerAt
         } else if let srtp {
             do { length = try srtp.unprotectRTCP(buffer.writableBytes, length: length) } catch {
                 pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
@@ -86,7 +90,6 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             return
         }
         // Authenticated (or, without keys, well-formed) RTCP: a relayed destination.
-        let source = buffer.peer
         transport.learn(source, now: now)
         var packets = compound.makeIterator()
         defer {

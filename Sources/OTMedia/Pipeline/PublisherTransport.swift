@@ -478,28 +478,38 @@ final class PublisherTransport {
     }
 
     /// Keys per receiver: authenticates one SRTCP datagram in place and returns its RTCP
-    /// length, nil when no receiver's keys pass it. The receiver is found by address, else
-    /// by the SSRC in the clear header (it moved: the address follows), else its keys are
+    /// length and the address to answer it at, nil when no receiver's keys pass it. The
+    /// receiver is found by address, else by the SSRC in the clear header (it may have
+    /// moved: its `LegAddressGuard` decides, and until the new address has passed its
+    /// probation the answer goes to the current one, so one spoofed datagram under a
+    /// receiver's keys cannot point media or resends at a third party), else its keys are
     /// derived and it becomes a destination if it passes (when there is room, and within
     /// `derivationsPerSecond`). Cost: one unprotect; a derivation for a new SSRC.
-    func authenticateRTCP(_ buffer: PacketBuffer, length: Int, from source: SocketAddress?, now: UInt64) -> Int? {
+    func authenticateRTCP(_ buffer: PacketBuffer, length: Int, from source: SocketAddress?,
+                          now: UInt64) -> (length: Int, answerAt: SocketAddress)? {
         guard let master = receiverMaster, let source else { return nil }
         func unprotect(_ contexts: RelayedReceiverContexts) -> Int? {
             try? contexts.feedback.unprotectRTCP(buffer.writableBytes, length: length)
         }
         if let leg = legs.first(where: { $0.address == source }), let contexts = leg.contexts {
             guard let plain = unprotect(contexts) else { return nil }
+            _ = leg.addressGuard.observe(source, now: now)  // the current path: a pending move is off
             leg.lastHeard = now
-            return plain
+            return (plain, source)
         }
         guard let ssrc = SenderSSRC.read(UnsafeRawBufferPointer(buffer.bytes), isRTCP: true), !revoked.contains(ssrc) else {
             return nil
         }
         if let leg = legs.first(where: { $0.contexts?.ssrc == ssrc }), let contexts = leg.contexts {
             guard let plain = unprotect(contexts) else { return nil }
-            leg.address = source
             leg.lastHeard = now
-            return plain
+            switch leg.addressGuard.observe(source, now: now) {
+            case .moved, .learned:
+                pipeline.transportCounters.relayedAddressMoves.add(1, ordering: .relaxed)
+            case .held, .unchanged:
+                pipeline.transportCounters.relayedAddressHeld.add(1, ordering: .relaxed)
+            }
+            return (plain, leg.address ?? source)
         }
         guard legs.count < pipeline.configuration.relayedDestinationLimit else { return nil }
         if now &- derivations.since >= 1_000_000_000 { derivations = (0, now) }
@@ -515,7 +525,7 @@ final class PublisherTransport {
                                           configuration: pipeline.configuration.bandwidthEstimation, now: now))
         pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
         pipeline.requestKeyframe()  // a new receiver needs a keyframe to start
-        return plain
+        return (plain, source)
     }
 
     /// Drops the legs of receivers the signaling revoked and remembers their SSRCs, so

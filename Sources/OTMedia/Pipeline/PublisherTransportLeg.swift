@@ -8,8 +8,12 @@
 /// nothing per packet. Owned by the transport thread.
 final class PublisherTransportLeg {
     /// Where this receiver is (relayed), nil for the routed leg. With keys per receiver
-    /// it follows the receiver's authenticated SRTCP to a new address.
-    var address: SocketAddress?
+    /// it follows the receiver's authenticated SRTCP to a new address, after that
+    /// address's probation (`addressGuard`).
+    var address: SocketAddress? { addressGuard.address }
+    /// Decides when the receiver may move: one spoofed datagram under its keys must not
+    /// point its media and resends at a third party.
+    var addressGuard = LegAddressGuard()
     /// The receiver's own SRTP contexts (relayed, keys per receiver), else nil.
     let contexts: RelayedReceiverContexts?
     /// When authenticated RTCP last came from it (relayed expiry).
@@ -24,7 +28,7 @@ final class PublisherTransportLeg {
 
     init(address: SocketAddress?, contexts: RelayedReceiverContexts? = nil, configuration: BandwidthEstimatorConfiguration,
          now: UInt64) {
-        self.address = address
+        _ = addressGuard.observe(address, now: now)
         self.contexts = contexts
         lastHeard = now
         estimator = BandwidthEstimator(configuration: configuration)

@@ -48,6 +48,12 @@ public final class TransportCounters: Sendable {
         /// Queued video packets dropped because their receiver asked for a keyframe while
         /// they would have left late (sender; `PublisherTransport.keyframeRequested`).
         public var staleVideoDropped: UInt64
+        /// Relayed receivers that moved to a new address after its probation (sender;
+        /// `LegAddressGuard`).
+        public var relayedAddressMoves: UInt64
+        /// Authenticated RTCP from a relayed receiver's new address while that address was
+        /// in probation: answered at the receiver's current address, not the new one (sender).
+        public var relayedAddressHeld: UInt64
     }
 
     let estimate = Atomic<UInt64>(0)
@@ -69,6 +75,8 @@ public final class TransportCounters: Sendable {
     let lastProbeBitrate = Atomic<UInt64>(0)
     let retransmissionsSkipped = Atomic<UInt64>(0)
     let staleVideoDropped = Atomic<UInt64>(0)
+    let relayedAddressMoves = Atomic<UInt64>(0)
+    let relayedAddressHeld = Atomic<UInt64>(0)
 
     /// All zeros.
     public init() {}
@@ -91,6 +99,8 @@ public final class TransportCounters: Sendable {
                  probeClustersApplied: probeClustersApplied.load(ordering: .relaxed),
                  lastProbeBitsPerSecond: lastProbeBitrate.load(ordering: .relaxed),
                  retransmissionsSkipped: retransmissionsSkipped.load(ordering: .relaxed),
-                 staleVideoDropped: staleVideoDropped.load(ordering: .relaxed))
+                 staleVideoDropped: staleVideoDropped.load(ordering: .relaxed),
+                 relayedAddressMoves: relayedAddressMoves.load(ordering: .relaxed),
+                 relayedAddressHeld: relayedAddressHeld.load(ordering: .relaxed))
     }
 }

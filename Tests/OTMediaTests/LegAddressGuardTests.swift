@@ -1,5 +1,4 @@
 import OTMedia
-@testable import OTRouter
 import Testing
 
 /// `LegAddressGuard` on a synthetic clock: the first source is taken, a new one only after

@@ -1,6 +1,5 @@
-import OTMedia
-
-/// Where a router leg sends, and when it may move. The first authenticated datagram sets
+/// Where a media leg sends, and when it may move (a router's leg, or a relayed
+/// publisher's receiver). The first authenticated datagram sets
 /// the address. After that a datagram from another source does not move the leg: a
 /// client holds its own keys, so one source-spoofed authenticated datagram would otherwise
 /// point the leg — its media and every resend it NACKs — at a third party. The new source
@@ -19,9 +18,9 @@ import OTMedia
 ///
 /// Cost: a few compares of 128-byte addresses per datagram; no allocation. Used by one
 /// thread at a time (the leg's forwarding thread).
-struct LegAddressGuard {
+public struct LegAddressGuard: Sendable {
     /// What one authenticated datagram did to the leg's address.
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         /// From the current address (or no source known): nothing changes.
         case unchanged
         /// The leg's first address.
@@ -33,24 +32,24 @@ struct LegAddressGuard {
     }
 
     /// Authenticated datagrams a new source must send before the leg moves to it.
-    static let probationDatagrams = 3
+    public static let probationDatagrams = 3
     /// How long, from its first datagram, a new source must keep sending.
-    static let probationNanoseconds: UInt64 = 1_000_000_000
+    public static let probationNanoseconds: UInt64 = 1_000_000_000
     /// The least time between two moves of one leg.
-    static let moveInterval: UInt64 = 5_000_000_000
+    public static let moveInterval: UInt64 = 5_000_000_000
 
     /// The address the leg sends to (nil until a datagram authenticated).
-    private(set) var address: SocketAddress?
+    public private(set) var address: SocketAddress?
     private var candidate: SocketAddress?
     private var candidateDatagrams = 0
     private var candidateSince: UInt64 = 0
     private var lastMove: UInt64?
 
     /// A guard with no address yet.
-    init() {}
+    public init() {}
 
     /// Notes the source of an authenticated datagram received at `now` (monotonic ns).
-    mutating func observe(_ source: SocketAddress?, now: UInt64) -> Outcome {
+    public mutating func observe(_ source: SocketAddress?, now: UInt64) -> Outcome {
         guard let source else { return .unchanged }
         guard let current = address else {
             address = source
