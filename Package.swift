@@ -59,11 +59,18 @@ let package = Package(
             path: "Benchmarks/CBareSRTP",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        .target(
+            name: "CBarePublisher",
+            dependencies: ["CBareCodec", "CSRTP"],
+            path: "Benchmarks/CBarePublisher",
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
         .target(name: "CBareRelay", path: "Benchmarks/CBareRelay", cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
-            dependencies: ["OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBareSRTP", "CBareRelay", "CAllocCounter"],
+            dependencies: ["OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBarePublisher", "CBareSRTP", "CBareRelay",
+                           "CAllocCounter"],
             path: "Benchmarks/otbench"
         ),
 

@@ -70,6 +70,12 @@ bare_vp8 *bare_vp8_create(int width, int height, int timebase_num, int timebase_
 long bare_vp8_encode(bare_vp8 *encoder, const uint8_t *y, const uint8_t *u, const uint8_t *v,
                      int stride_y, int stride_uv, int64_t pts, unsigned long duration,
                      int force_keyframe) {
+    return bare_vp8_encode_each(encoder, y, u, v, stride_y, stride_uv, pts, duration, force_keyframe, NULL, NULL);
+}
+
+long bare_vp8_encode_each(bare_vp8 *encoder, const uint8_t *y, const uint8_t *u, const uint8_t *v,
+                          int stride_y, int stride_uv, int64_t pts, unsigned long duration,
+                          int force_keyframe, bare_vp8_output output, void *context) {
     vpx_image_t *image = &encoder->image;
     image->planes[VPX_PLANE_Y] = (unsigned char *)y;
     image->planes[VPX_PLANE_U] = (unsigned char *)u;
@@ -89,6 +95,10 @@ long bare_vp8_encode(bare_vp8 *encoder, const uint8_t *y, const uint8_t *u, cons
     while ((packet = vpx_codec_get_cx_data(&encoder->codec, &iter)) != NULL) {
         if (packet->kind != VPX_CODEC_CX_FRAME_PKT) continue;
         bytes += (long)packet->data.frame.sz;
+        if (output != NULL) {
+            output(context, packet->data.frame.buf, packet->data.frame.sz,
+                   (packet->data.frame.flags & VPX_FRAME_IS_KEY) != 0);
+        }
         if (encoder->digest_enabled) {
             const uint8_t *p = packet->data.frame.buf;
             uint64_t h = encoder->digest;

@@ -5,6 +5,7 @@
 #ifndef CBARECODEC_H
 #define CBARECODEC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// An opaque VP8 realtime encoder (libvpx) plus the vpx_image_t it reuses.
@@ -25,6 +26,16 @@ bare_vp8 *bare_vp8_create(int width, int height, int timebase_num, int timebase_
 long bare_vp8_encode(bare_vp8 *encoder, const uint8_t *y, const uint8_t *u, const uint8_t *v,
                      int stride_y, int stride_uv, int64_t pts, unsigned long duration,
                      int force_keyframe);
+
+/// Receives each compressed frame libvpx produced, in place (libvpx's own buffer, valid
+/// until the next encode call).
+typedef void (*bare_vp8_output)(void *context, const uint8_t *data, size_t length, int keyframe);
+
+/// Encodes like bare_vp8_encode and hands each compressed frame to `output` instead of
+/// only counting it (no copy). Returns the compressed bytes, or -1 on error.
+long bare_vp8_encode_each(bare_vp8 *encoder, const uint8_t *y, const uint8_t *u, const uint8_t *v,
+                          int stride_y, int stride_uv, int64_t pts, unsigned long duration,
+                          int force_keyframe, bare_vp8_output output, void *context);
 
 /// Starts hashing the output (FNV-1a 64 over every compressed byte, in order) so a
 /// check pass can prove two encoders produced the same bitstream. Off by default.
