@@ -173,7 +173,8 @@ struct SessionEndToEndTests {
         try sessionB.connect(withToken: try kit.token(sessionId, .subscriber))
         #expect(b.wait { $0.contains("streamCreated \(streamId)") })
         let idB = try #require(sessionB.connection?.connectionId)
-        let subscriber = OTSubscriber(stream: try #require(sessionB.streams[streamId]), delegate: b)
+        let subscriberStream = try #require(sessionB.streams[streamId])
+        let subscriber = try #require(OTSubscriber(stream: subscriberStream, delegate: b))
         let render = FrameNumberRender()
         subscriber.videoRender = render
         try sessionB.subscribe(subscriber)

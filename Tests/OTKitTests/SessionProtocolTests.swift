@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized)
 struct SessionProtocolTests {
     private func makeSession(_ router: ScriptedRouter, _ recorder: DelegateRecorder, heartbeatTimeout: Double = 3) throws -> OTSession {
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.transportFactory = router.factory()
         settings.heartbeatInterval = 0.2
         settings.heartbeatTimeout = heartbeatTimeout
@@ -78,7 +78,7 @@ struct SessionProtocolTests {
     }
 
     @Test func nothingListeningFailsWith1006OverTheRealWebSocket() throws {
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.routerURL = "http://127.0.0.1:1"   // a privileged port nobody listens on here
         let recorder = DelegateRecorder()
         let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
@@ -120,7 +120,8 @@ struct SessionProtocolTests {
         #expect(recorder.wait { $0.contains("streamCreated s1") })
         do { try session.signal(type: "t", string: "x"); Issue.record("signalled") } catch { #expect(error.code == 1550) }
         let stream = try #require(session.streams["s1"])
-        do { try session.subscribe(OTSubscriberKit(stream: stream, delegate: nil)); Issue.record("subscribed") } catch { #expect(error.code == 1015) }
+        let subscriber = try #require(OTSubscriberKit(stream: stream, delegate: nil))
+        do { try session.subscribe(subscriber); Issue.record("subscribed") } catch { #expect(error.code == 1015) }
         session.disconnect()
     }
 

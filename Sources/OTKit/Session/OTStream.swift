@@ -52,8 +52,8 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
     public let connection: OTConnection
     /// When it was published.
     public let creationTime: Date
-    /// The publisher's name (may be empty).
-    public let name: String
+    /// The publisher's name; nil when it published without one (as OpenTok's `String?`).
+    public let name: String?
     /// The kind of video.
     public let videoType: OTStreamVideoType
     /// Encoded picture size.
@@ -69,7 +69,7 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
     public var session: OTSession? { owner.withLock { $0.session } }
 
     /// A stream with every field given (the SDK makes these; public for tests and tools).
-    public init(streamId: String, connection: OTConnection, session: OTSession?, creationTime: Date, name: String,
+    public init(streamId: String, connection: OTConnection, session: OTSession?, creationTime: Date, name: String?,
                 hasAudio: Bool, hasVideo: Bool, videoDimensions: OTVideoDimensions, videoType: OTStreamVideoType) {
         self.streamId = streamId
         self.connection = connection
@@ -83,7 +83,8 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
 
     convenience init(_ wire: WireStream, connection: OTConnection, session: OTSession?) {
         self.init(streamId: wire.streamId, connection: connection, session: session,
-                  creationTime: Date(timeIntervalSince1970: Double(wire.creationTime) / 1000), name: wire.name,
+                  creationTime: Date(timeIntervalSince1970: Double(wire.creationTime) / 1000),
+                  name: wire.name.isEmpty ? nil : wire.name,
                   hasAudio: wire.hasAudio, hasVideo: wire.hasVideo,
                   videoDimensions: OTVideoDimensions(width: wire.videoWidth, height: wire.videoHeight),
                   videoType: OTStreamVideoType(wire: wire.videoType))
