@@ -81,6 +81,9 @@ extension OTSession {
         guard let stream else { return }
         let hadVideo = stream.hasVideo
         stream.update(hasAudio: change.hasAudio, hasVideo: change.hasVideo)
+        if let width = change.videoWidth, let height = change.videoHeight {
+            stream.update(videoDimensions: OTVideoDimensions(width: width, height: height))
+        }
         if let hasVideo = change.hasVideo, hasVideo != hadVideo {
             for subscriber in subscribers { subscriber.reportVideo(enabled: hasVideo, reason: .publisherPropertyChanged) }
         }

@@ -56,8 +56,10 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
     public let name: String?
     /// The kind of video.
     public let videoType: OTStreamVideoType
-    /// Encoded picture size.
-    public let videoDimensions: OTVideoDimensions
+    /// Encoded picture size, as the publisher last announced it (it changes when the
+    /// publisher's quality adaptation changes its resolution).
+    public var videoDimensions: OTVideoDimensions { dimensions.withLock { $0 } }
+    private let dimensions: Mutex<OTVideoDimensions>
     private let flags: Mutex<(audio: Bool, video: Bool)>
     private let owner: Mutex<WeakSession>
 
@@ -76,7 +78,7 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
         self.creationTime = creationTime
         self.name = name
         self.videoType = videoType
-        self.videoDimensions = videoDimensions
+        self.dimensions = Mutex(videoDimensions)
         self.flags = Mutex((hasAudio, hasVideo))
         self.owner = Mutex(WeakSession(session))
     }
@@ -98,6 +100,15 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
             if let hasAudio { flags.audio = hasAudio }
             if let hasVideo { flags.video = hasVideo }
             return before != flags
+        }
+    }
+
+    /// Sets a new encoded size; returns whether it changed.
+    @discardableResult
+    func update(videoDimensions new: OTVideoDimensions) -> Bool {
+        dimensions.withLock { current in
+            defer { current = new }
+            return current != new
         }
     }
 
