@@ -55,6 +55,9 @@ struct GuideCodeTests {
         a.sendChat("hello")
         #expect(wait(b) { $0.contains("receivedSignalType chat hello") })
         #expect(wait(a) { $0.contains("receivedSignalType chat hello") })
+        b.sendChatNoRetry("hi")  // connected: retryAfterReconnect false changes nothing
+        #expect(wait(a) { $0.contains("receivedSignalType chat hi") })
+        #expect(wait(b) { $0.contains("receivedSignalType chat hi") })
 
         // A leaves as the guides say: unsubscribe, unpublish (wait for streamDestroyed), disconnect.
         a.doUnsubscribe()
@@ -69,12 +72,13 @@ struct GuideCodeTests {
         // A's calls, exactly and in the guides' order.
         #expect(a.calls == ["sessionDidConnect", "publisher streamCreated \(streamA)", "connectionCreated \(idB)",
                             "session streamCreated \(streamB)", "subscriberDidConnect \(streamB)",
-                            "receivedSignalType chat hello", "publisher streamDestroyed \(streamA)", "sessionDidDisconnect"])
+                            "receivedSignalType chat hello", "receivedSignalType chat hi", "publisher streamDestroyed \(streamA)",
+                            "sessionDidDisconnect"])
         // B: connect, the others, then its own publish and its subscription (these two race).
         let bCalls = b.calls
         #expect(Array(bCalls.prefix(3)) == ["sessionDidConnect", "connectionCreated \(idA)", "session streamCreated \(streamA)"], "\(bCalls)")
         #expect(Set(bCalls.dropFirst(3).prefix(2)) == ["publisher streamCreated \(streamB)", "subscriberDidConnect \(streamA)"], "\(bCalls)")
-        #expect(Array(bCalls.dropFirst(5)) == ["receivedSignalType chat hello", "session streamDestroyed \(streamA)", "connectionDestroyed \(idA)"],
+        #expect(Array(bCalls.dropFirst(5)) == ["receivedSignalType chat hello", "receivedSignalType chat hi", "session streamDestroyed \(streamA)", "connectionDestroyed \(idA)"],
                 "\(bCalls)")
         #expect(a.printed.allSatisfy { !$0.contains("failed") }, "no synchronous error: \(a.printed)")
         #expect(b.printed.allSatisfy { !$0.contains("failed") }, "no synchronous error: \(b.printed)")

@@ -106,10 +106,18 @@ struct ReferenceOnlyClientTests {
         cut.setCut(false)
         #expect(client.wait(30) { $0.contains("sessionDidReconnect") && $0.contains("subscriberDidReconnect(toStream:)") }, "\(client.calls)")
 
-        // B leaves: its stream, then its connection.
+        // The rest of the session reference's call shapes: a report, a mute of one stream.
+        var issueId: String?
+        sessionA.reportIssue(&issueId)
+        #expect(issueId?.isEmpty == false)
+        sessionA.forceMuteStream(seen, error: &error)
+        #expect(error == nil && b.wait { $0.contains("publisher muteForced") })
+
+        // B leaves: its stream, then (forced out by the moderator) its connection.
         try sessionB.unpublish(publisherB)
         #expect(client.wait { $0.contains("session(_:streamDestroyed:) \(streamB)") })
-        sessionB.disconnect()
+        sessionA.forceDisconnect(seen.connection, error: &error)
+        #expect(error == nil && b.wait { $0.last == "didDisconnect" })
         #expect(client.wait { $0.contains("session(_:connectionDestroyed:) \(idB)") })
         // A leaves as the guides say.
         sessionA.unpublish(publisher, error: &error)
