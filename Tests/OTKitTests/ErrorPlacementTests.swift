@@ -13,22 +13,47 @@ struct ErrorPlacementTests {
     static let project = ProjectCredentials(apiKey: "4753", apiSecret: "c1d2e3f4a5b60718293a4b5c6d7e8f9012345678")
     private let kit = SessionTestKit(project: Self.project)
 
-    /// Collects a session's notices (on its apiQueue) for the test to read.
-    final class NoticeLog: @unchecked Sendable {
+    /// A session delegate that also adopts the OTKit-specific `OTSessionNoticeDelegate`:
+    /// records session calls as lines and notices as values, on its own serial queue (no
+    /// task needed, so a busy test runner cannot starve it).
+    final class NoticeRecorder: OTSessionDelegate, OTSessionNoticeDelegate, @unchecked Sendable {
+        let queue = DispatchQueue(label: "test.notices")
         private let lock = NSLock()
+        private var lines: [String] = []
         private var items: [OTSessionNotice] = []
-        private var task: Task<Void, Never>?
-        init(_ session: OTSession) {
-            let stream = session.notices
-            task = Task { for await notice in stream { self.lock.withLock { self.items.append(notice) } } }
+        var calls: [String] { lock.withLock { lines } }
+        var notices: [OTSessionNotice] { lock.withLock { items } }
+        private func record(_ line: String) { lock.withLock { lines.append(line) } }
+        func sessionDidConnect(_ session: OTSession) { record("didConnect") }
+        func sessionDidDisconnect(_ session: OTSession) { record("didDisconnect") }
+        func session(_ session: OTSession, didFailWithError error: OTError) { record("didFail \(error.code)") }
+        func session(_ session: OTSession, streamCreated stream: OTStream) { record("streamCreated") }
+        func session(_ session: OTSession, streamDestroyed stream: OTStream) { record("streamDestroyed") }
+        func session(_ session: OTSession, receivedSignalType type: String?, from connection: OTConnection?, with string: String?) {
+            record("signal \(type ?? "")")
         }
-        var all: [OTSessionNotice] { lock.withLock { items } }
-        func wait(_ seconds: Double = 10, _ done: ([OTSessionNotice]) -> Bool) -> Bool {
+        func session(_ session: OTSession, otkitNotice notice: OTSessionNotice) { lock.withLock { items.append(notice) } }
+        @discardableResult
+        func wait(_ seconds: Double = 15, _ done: () -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline, !done(all) { Thread.sleep(forTimeInterval: 0.02) }
-            return done(all)
+            while Date() < deadline, !done() { Thread.sleep(forTimeInterval: 0.02) }
+            return done()
         }
-        deinit { task?.cancel() }
+    }
+
+    private func makeSession(_ router: Router, _ sessionId: String, _ recorder: NoticeRecorder,
+                             configure: (OTSessionSettings) -> Void = { _ in }) throws -> OTSession {
+        let settings = OTSessionSettings()
+        settings.routerURL = router.baseURL
+        configure(settings)
+        let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
+        session.apiQueue = recorder.queue
+        return session
+    }
+
+    private func connect(_ session: OTSession, _ recorder: NoticeRecorder, _ role: Role) throws {
+        try session.connect(withToken: try kit.token(session.sessionId, role))
+        #expect(recorder.wait { recorder.calls.contains("didConnect") })
     }
 
     /// Completions' answers, in arrival order.
@@ -47,66 +72,90 @@ struct ErrorPlacementTests {
         return try Router(configuration: configuration)
     }
 
-    @Test func refusedSignalGoesToItsCompletionNotToDidFail() async throws {
+    @Test func refusedSignalGoesToItsCompletionNotToDidFail() throws {
         let router = try router(signalsPerSecond: 2)
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
-        let a = DelegateRecorder()
-        let session = try kit.makeSession(router, sessionId, a)
-        let notices = NoticeLog(session)
-        try kit.connect(session, a, token: try kit.token(sessionId, .publisher))
+        let a = NoticeRecorder()
+        let session = try makeSession(router, sessionId, a)
+        try connect(session, a, .publisher)
 
         // Over the router's rate limit (a burst of 2): the later ones are refused with 1550.
         let answers = Answers()
         for index in 0..<6 {
             try session.signal(type: "burst", string: "\(index)", completion: { answers.add($0) })
         }
-        #expect(a.wait { _ in answers.all.count == 6 }, "every signal's completion is called once")
+        #expect(a.wait { answers.all.count == 6 }, "every signal's completion is called once")
         let refused = answers.all.compactMap { $0 }
         #expect(!refused.isEmpty && refused.allSatisfy { $0.code == 1550 }, "\(answers.all)")
         #expect(answers.all.contains { $0 == nil }, "the ones within the limit were accepted")
-        #expect(notices.wait { $0.filter { $0.kind == .signalRefused }.count == refused.count }, "\(notices.all)")
-        // The async form throws the refusal.
-        var thrown: (any Error)?
-        for _ in 0..<4 {
-            do { try await session.sendSignal(type: "burst", string: "again") } catch { thrown = error; break }
-        }
-        #expect((thrown as? OTError)?.code == 1550)
+        #expect(a.wait { a.notices.filter { $0.kind == .signalRefused }.count == refused.count }, "\(a.notices)")
 
-        try await Task.sleep(for: .milliseconds(300))
+        Thread.sleep(forTimeInterval: 0.3)
         #expect(!a.calls.contains { $0.hasPrefix("didFail") }, "\(a.calls)")
         #expect(session.sessionConnectionStatus == .connected)
         session.disconnect()
-        #expect(a.wait { $0.last == "didDisconnect" })
+        #expect(a.wait { a.calls.last == "didDisconnect" })
+    }
+
+    /// The async form throws the router's refusal (and returns for the accepted ones).
+    @Test func refusedSignalThrowsFromTheAsyncForm() async throws {
+        let router = try router(signalsPerSecond: 2)
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let a = NoticeRecorder()
+        let session = try makeSession(router, sessionId, a)
+        try await session.connect(token: try kit.token(sessionId, .publisher))
+        let notices = session.notices
+        // Twenty at once: the router's bucket (2, refilled at 2/s) refuses most.
+        let outcomes = await withTaskGroup(of: Int32?.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    do { try await session.sendSignal(type: "burst", string: "\(index)"); return 0 } catch { return (error as? OTError)?.code ?? -1 }
+                }
+            }
+            var all: [Int32?] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        #expect(outcomes.contains(0), "\(outcomes)")
+        #expect(outcomes.contains(1550), "\(outcomes)")
+        #expect(outcomes.allSatisfy { $0 == 0 || $0 == 1550 }, "\(outcomes)")
+        // The refusals were also told to the notices stream (before their completions).
+        var iterator = notices.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.kind == .signalRefused && first?.error.code == 1550, "\(String(describing: first))")
+        #expect(!a.calls.contains { $0.hasPrefix("didFail") }, "\(a.calls)")
+        #expect(session.sessionConnectionStatus == .connected)
+        session.disconnect()
     }
 
     @Test func refusedModerationGoesToItsCompletionNotToDidFail() throws {
         let router = try router()
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
-        let m = DelegateRecorder()
-        let session = try kit.makeSession(router, sessionId, m)
-        let notices = NoticeLog(session)
-        try kit.connect(session, m, token: try kit.token(sessionId, .moderator))
+        let m = NoticeRecorder()
+        let session = try makeSession(router, sessionId, m)
+        try connect(session, m, .moderator)
         // A stream the router does not know: it answers 1011.
         let ghost = OTStream(streamId: "ghost", connection: OTConnection(connectionId: "nobody", creationTime: Date(), data: nil),
                              session: session, creationTime: Date(), name: nil, hasAudio: true, hasVideo: true,
                              videoDimensions: OTVideoDimensions(width: 1, height: 1), videoType: .camera)
         let answers = Answers()
         try session.forceMuteStream(ghost, completion: { answers.add($0) })
-        #expect(m.wait { _ in answers.all.count == 1 })
+        #expect(m.wait { answers.all.count == 1 })
         #expect(answers.all.first??.code == 1011, "\(answers.all)")
-        #expect(notices.wait { $0.map(\.kind) == [.moderationRefused] }, "\(notices.all)")
+        #expect(m.wait { m.notices.map(\.kind) == [.moderationRefused] }, "\(m.notices)")
         // An accepted one answers nil.
         try session.disableForceMute(completion: { answers.add($0) })
-        #expect(m.wait { _ in answers.all.count == 2 })
+        #expect(m.wait { answers.all.count == 2 })
         #expect(answers.all.last! == nil)
 
         Thread.sleep(forTimeInterval: 0.3)
         #expect(!m.calls.contains { $0.hasPrefix("didFail") }, "\(m.calls)")
         #expect(session.sessionConnectionStatus == .connected)
         session.disconnect()
-        #expect(m.wait { $0.last == "didDisconnect" })
+        #expect(m.wait { m.calls.last == "didDisconnect" })
     }
 
     /// A message the router cannot read gets an error event that answers no request: the
@@ -115,32 +164,28 @@ struct ErrorPlacementTests {
         let router = try router()
         defer { router.stop() }
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
-        let a = DelegateRecorder()
-        let session = try kit.makeSession(router, sessionId, a)
+        let a = NoticeRecorder()
         // Keep the signaling transport so the test can write to the router directly.
         let tap = Box<(any SignalingTransport)?>(nil)
         let tapLock = NSLock()
-        let settings = session.settings
-        settings.transportFactory = { url, selfSigned, handlers throws(OTError) in
-            let transport = try WebSocketSignalingTransport.factory(url, selfSigned, handlers)
-            tapLock.withLock { tap.value = transport }
-            return transport
+        let tapped = try makeSession(router, sessionId, a) { settings in
+            settings.transportFactory = { url, selfSigned, handlers throws(OTError) in
+                let transport = try WebSocketSignalingTransport.factory(url, selfSigned, handlers)
+                tapLock.withLock { tap.value = transport }
+                return transport
+            }
         }
-        let tapped = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: a, settings: settings))
-        tapped.apiQueue = a.queue
-        let notices = NoticeLog(tapped)
-        try kit.connect(tapped, a, token: try kit.token(sessionId, .publisher))
+        try connect(tapped, a, .publisher)
         let transport = try #require(tapLock.withLock { tap.value })
         #expect(transport.send("{\"type\":\"noSuchMessage\"}"))
-        #expect(notices.wait { $0.contains { $0.kind == .routerError && $0.error.code == 1011 } }, "\(notices.all)")
+        #expect(a.wait { a.notices.contains { $0.kind == .routerError && $0.error.code == 1011 } }, "\(a.notices)")
         // Still connected and usable.
         try tapped.signal(type: "still", string: "here")
-        #expect(a.wait { $0.contains { $0.hasPrefix("signal still") } })
+        #expect(a.wait { a.calls.contains("signal still") })
         #expect(!a.calls.contains { $0.hasPrefix("didFail") }, "\(a.calls)")
         #expect(tapped.sessionConnectionStatus == .connected)
-        _ = session
         tapped.disconnect()
-        #expect(a.wait { $0.last == "didDisconnect" })
+        #expect(a.wait { a.calls.last == "didDisconnect" })
     }
 
     /// A client that gives up reconnecting gets streamDestroyed for the stream it was
@@ -190,7 +235,6 @@ struct ErrorPlacementTests {
         defer { cut.stop() }
         let a = DelegateRecorder()
         let session = try kit.makeSession(router, sessionId, a, via: cut, heartbeatTimeout: 60)
-        let notices = NoticeLog(session)
         try kit.connect(session, a, token: try kit.token(sessionId, .publisher))
         cut.setCut(true)  // the router hears nothing; the session does not notice for a minute
         let id = try session.reportIssue()
@@ -202,6 +246,5 @@ struct ErrorPlacementTests {
         session.disconnect()
         #expect(a.wait { $0.last == "didDisconnect" })
         #expect(!a.calls.contains { $0.hasPrefix("didFail") })
-        _ = notices
     }
 }

@@ -52,7 +52,7 @@ struct SessionProtocolTests {
         #expect(session.connection == nil)
     }
 
-    @Test func badTokenFailsWith1004AndReturnsToNotConnected() throws {
+    @Test func badTokenFailsWith1004AndEndsFailed() throws {
         let router = ScriptedRouter()
         router.refuseToken = true
         let recorder = DelegateRecorder()
@@ -62,7 +62,7 @@ struct SessionProtocolTests {
         Thread.sleep(forTimeInterval: 0.2)
         #expect(recorder.calls == ["didFail 1004"])
         #expect(recorder.lastErrors.first?.domain == .session)
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed, "a refused connect ends failed (OTSessionConnectionStatusFailed)")
         #expect(session.connection == nil)
     }
 
@@ -74,7 +74,7 @@ struct SessionProtocolTests {
         try session.connect(withToken: "T1==token")
         #expect(recorder.wait { !$0.isEmpty })
         #expect(recorder.calls == ["didFail 1006"])
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed)
     }
 
     @Test func nothingListeningFailsWith1006OverTheRealWebSocket() throws {
@@ -88,7 +88,7 @@ struct SessionProtocolTests {
         #expect([.connecting, .notConnected].contains(session.sessionConnectionStatus))
         #expect(recorder.wait(15) { !$0.isEmpty })
         #expect(recorder.calls == ["didFail 1006"])
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed)
     }
 
     @Test func subscriberRoleIsGatedSynchronously() throws {
@@ -165,9 +165,12 @@ struct SessionProtocolTests {
         #expect(recorder.wait { $0.contains("didBeginReconnecting") })
         #expect(session.sessionConnectionStatus == .reconnecting)
         try session.signal(type: "queued", string: "once")
-        do { try session.signal(type: "dropped", string: "no", retryAfterReconnect: false); Issue.record("sent") } catch {
-            #expect(error.code == 1550)
-        }
+        // As in OpenTok: not queued and no error; the completion form is told it was not sent.
+        try session.signal(type: "dropped", string: "no", retryAfterReconnect: false)
+        let told = Box<OTError?>(nil)
+        let toldLock = NSLock()
+        try session.signal(type: "dropped", string: "also", retryAfterReconnect: false, completion: { error in toldLock.withLock { told.value = error } })
+        #expect(recorder.wait { _ in toldLock.withLock { told.value?.code == 1550 } })
         router.unreachable = false
         #expect(recorder.wait { $0.contains("didReconnect") })
         #expect(session.connection?.connectionId == router.ownConnectionId)
@@ -194,7 +197,7 @@ struct SessionProtocolTests {
         router.dropAll()
         #expect(recorder.wait { $0.contains("didDisconnect") })
         #expect(recorder.calls == ["didConnect", "didBeginReconnecting", "didFail 1022", "didDisconnect"])
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed, "a lost session ends failed")
     }
 
     @Test func silentRouterIsDetectedByTheHeartbeat() throws {
