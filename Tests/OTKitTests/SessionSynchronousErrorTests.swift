@@ -73,6 +73,22 @@ import Testing
         do { try session.unsubscribe(stranger); Issue.record("no throw") } catch { #expect(error.code == 1112 && error.domain == .subscriber) }
     }
 
+    /// `OTSessionSettings` is an object passed as optional, as in OpenTok; the session
+    /// keeps its own copy, so changing the object later changes nothing.
+    @Test func settingsAreAnOptionalObjectTheSessionCopies() throws {
+        let defaults = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil, settings: nil))
+        #expect(defaults.settings.routerURL == OTSessionSettings.defaultRouterURL)
+        let settings = OTSessionSettings()
+        settings.routerURL = "http://10.1.2.3:4000"
+        settings.connectionEventsSuppressed = true
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil, settings: settings))
+        settings.routerURL = "http://10.9.9.9:1"
+        #expect(session.settings.routerURL == "http://10.1.2.3:4000")
+        #expect(session.settings.connectionEventsSuppressed)
+        session.settings.routerURL = "http://10.8.8.8:1"  // a copy: the session keeps its own
+        #expect(session.settings.routerURL == "http://10.1.2.3:4000")
+    }
+
     @Test func connectChecksTokenAndRouterURL() throws {
         let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
         do { try session.connect(withToken: ""); Issue.record("no throw") } catch { #expect(error.code == 1011) }
