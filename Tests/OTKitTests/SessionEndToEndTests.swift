@@ -243,8 +243,8 @@ struct SessionEndToEndTests {
         #expect(b.wait { $0.last == "didDisconnect" })
     }
 
-    /// reportIssue returns the id the router stored the report under, with the client's
-    /// stats and logs (read back over the REST API).
+    /// reportIssue returns at once the id the router stores the report under, with the
+    /// client's stats and logs (read back over the REST API once the router has it).
     @Test func reportIssueIsStoredWithStatsAndLogs() throws { try AudioDeviceTestLock.run { try reportIssueBody() } }
 
     private func reportIssueBody() throws {
@@ -259,8 +259,16 @@ struct SessionEndToEndTests {
         Thread.sleep(forTimeInterval: 0.5)
 
         let issueId = try session.reportIssue()
-        let response = try HTTPClient.request("GET", router.baseURL + "/v2/project/\(Self.project.apiKey)/issues/\(issueId)",
-                                              headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: Self.project)])
+        func fetch() throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+            try HTTPClient.request("GET", router.baseURL + "/v2/project/\(Self.project.apiKey)/issues/\(issueId)",
+                                   headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: Self.project)])
+        }
+        var response = try fetch()
+        let deadline = Date().addingTimeInterval(10)
+        while response.status == 404, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            response = try fetch()
+        }
         #expect(response.status == 200)
         let body = String(decoding: response.body, as: UTF8.self)
         #expect(body.contains("publisher.audio.packetsSent="))
