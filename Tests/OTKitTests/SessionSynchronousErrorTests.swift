@@ -129,3 +129,29 @@ import Testing
         }
     }
 }
+
+/// An app written against OTKit's old subscriber names still hears the reconnection
+/// callbacks: the reference names' defaults forward to them.
+@Suite struct OldSubscriberNamesTests {
+    final class OldNames: OTSubscriberKitDelegate, @unchecked Sendable {
+        var heard: [String] = []
+        func subscriberDidConnect(toStream subscriber: OTSubscriberKit) {}
+        func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) {}
+        func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit) { heard.append("disconnected") }
+        func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) { heard.append("reconnected") }
+    }
+
+    @Test func oldNamesAreForwarded() throws {
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
+        let stream = OTStream(streamId: "st", connection: OTConnection(connectionId: "c", creationTime: Date(), data: nil), session: session,
+                              creationTime: Date(), name: nil, hasAudio: true, hasVideo: true,
+                              videoDimensions: OTVideoDimensions(width: 1, height: 1), videoType: .camera)
+        let app = OldNames()
+        let subscriber = try #require(OTSubscriberKit(stream: stream, delegate: app))
+        // What OTKit calls: the reference names, through the protocol.
+        let delegate: any OTSubscriberKitDelegate = app
+        delegate.subscriberDidDisconnect(fromStream: subscriber)
+        delegate.subscriberDidReconnect(toStream: subscriber)
+        #expect(app.heard == ["disconnected", "reconnected"])
+    }
+}
