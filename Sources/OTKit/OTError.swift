@@ -39,6 +39,13 @@ public struct OTError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// A publisher-domain error with an OpenTok number the publisher enum has no case
+    /// for (1015, 1113: the reference reports synchronous publish errors in this domain).
+    init(publisherCode code: Int32, _ message: String) { self.init(domain: .publisher, code: code, message: message) }
+
+    /// A subscriber-domain error with a number the subscriber enum has no case for.
+    init(subscriberCode code: Int32, _ message: String) { self.init(domain: .subscriber, code: code, message: message) }
+
     /// The session code, when this is a session error.
     public var sessionCode: OTSessionErrorCode? { domain == .session ? OTSessionErrorCode(rawValue: code) : nil }
     /// The publisher code, when this is a publisher error.

@@ -41,7 +41,7 @@ enum DemoCommand {
 
         let observer = DemoObserver()
         let queue = DispatchQueue(label: "otkit.demo.api")  // delegates run here, not on main
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.routerURL = router.baseURL
         guard let publishing = OTSession(apiKey: project.apiKey, sessionId: sessionId, delegate: observer, settings: settings),
               let subscribing = OTSession(apiKey: project.apiKey, sessionId: sessionId, delegate: observer, settings: settings)
@@ -60,7 +60,7 @@ enum DemoCommand {
         try subscribing.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: project, role: .subscriber))
         try observer.wait("the subscriber to see the stream") { subscribing.streams.count == 1 }
         guard let stream = subscribing.streams.values.first else { throw DemoError("the stream vanished") }
-        let subscriber = OTSubscriber(stream: stream, delegate: observer)
+        guard let subscriber = OTSubscriber(stream: stream, delegate: observer) else { throw DemoError("the stream's session is gone") }
         subscriber.videoRender = observer
         subscriber.networkStatsDelegate = observer
         try subscribing.subscribe(subscriber)

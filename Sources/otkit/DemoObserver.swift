@@ -52,6 +52,7 @@ final class DemoObserver: OTSessionDelegate, OTPublisherKitDelegate, OTSubscribe
     func session(_ session: OTSession, streamDestroyed stream: OTStream) {}
     func publisher(_ publisher: OTPublisherKit, didFailWithError error: OTError) { fail("publisher: \(error)") }
     func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) { fail("subscriber: \(error)") }
+    func subscriberDidConnect(toStream subscriber: OTSubscriberKit) {}
 
     func renderVideoFrame(_ frame: OTVideoFrame) {
         let stamp = FrameNumberStamp.read(from: frame.videoFrame)

@@ -70,7 +70,7 @@ enum PublishCommand {
 
         let observer = PublishObserver(reporter: reporter)
         let queue = DispatchQueue(label: "otkit.publish.api")
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.routerURL = options.routerURL
         var failures = 0
         while StopSignal.received == nil {

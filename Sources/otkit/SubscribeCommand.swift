@@ -56,7 +56,7 @@ enum SubscribeCommand {
 
         let observer = SubscribeObserver(reporter: reporter, only: args.options["stream"], directory: args.options["out"])
         let queue = DispatchQueue(label: "otkit.subscribe.api")
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.routerURL = options.routerURL
         let deadline = seconds.map { MonotonicTime.now() + Double($0) }
         func timeIsUp() -> Bool { deadline.map { MonotonicTime.now() >= $0 } ?? false }

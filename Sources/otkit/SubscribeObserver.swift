@@ -59,15 +59,18 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
             watches[stream.streamId] = created
             return created
         }
-        let subscriber = OTSubscriber(stream: stream, delegate: watch)
+        guard let subscriber = OTSubscriber(stream: stream, delegate: watch) else {
+            reporter.event("subscriber_error", "cannot subscribe to \(stream.streamId): its session is gone")
+            return
+        }
         subscriber.videoRender = watch.recorder
         subscriber.audioRender = watch.recorder
         subscriber.networkStatsDelegate = watch
         do {
             try session.subscribe(subscriber)
             lock.locked { subscribers[stream.streamId] = subscriber }
-            reporter.event("stream", "subscribing to stream \(stream.streamId) (\(stream.name.isEmpty ? "no name" : stream.name))",
-                           [("streamId", .text(stream.streamId)), ("name", .text(stream.name))])
+            reporter.event("stream", "subscribing to stream \(stream.streamId) (\(stream.name ?? "no name"))",
+                           [("streamId", .text(stream.streamId)), ("name", .text(stream.name ?? ""))])
         } catch {
             reporter.event("subscriber_error", "cannot subscribe to \(stream.streamId): \(error.message)")
         }
@@ -122,14 +125,14 @@ final class StreamWatch: OTSubscriberKitDelegate, OTSubscriberKitNetworkStatsDel
         self.reporter = reporter
     }
 
-    func subscriberDidConnectToStream(_ subscriber: OTSubscriberKit) {}
+    func subscriberDidConnect(toStream subscriber: OTSubscriberKit) {}
     func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) {
         reporter.event("subscriber_error", "stream \(recorder.streamId): \(error.code) \(error.message)", [("code", .int(Int(error.code)))])
     }
-    func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit) {
+    func subscriberDidDisconnect(fromStream subscriber: OTSubscriberKit) {
         reporter.event("stream_interrupted", "stream \(recorder.streamId) interrupted", [("streamId", .text(recorder.streamId))])
     }
-    func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) {
+    func subscriberDidReconnect(toStream subscriber: OTSubscriberKit) {
         reporter.event("stream_resumed", "stream \(recorder.streamId) resumed", [("streamId", .text(recorder.streamId))])
     }
 

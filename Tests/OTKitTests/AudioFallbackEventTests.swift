@@ -15,7 +15,7 @@ struct AudioFallbackEventTests {
                                    videoWidth: 640, videoHeight: 480, videoType: "camera", creationTime: 3)
 
     private func connectedSession(_ router: ScriptedRouter, _ recorder: DelegateRecorder) throws -> OTSession {
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.transportFactory = router.factory()
         let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
         session.apiQueue = recorder.queue
@@ -33,7 +33,8 @@ struct AudioFallbackEventTests {
         router.otherStreams = [Self.stream]
         let recorder = DelegateRecorder()
         let session = try connectedSession(router, recorder)
-        let subscriber = OTSubscriberKit(stream: try #require(session.streams["alice-cam"]), delegate: recorder)
+        let subscriberStream = try #require(session.streams["alice-cam"])
+        let subscriber = try #require(OTSubscriberKit(stream: subscriberStream, delegate: recorder))
         try session.subscribe(subscriber)
         #expect(recorder.wait { $0.contains("subscriber connected") })
 

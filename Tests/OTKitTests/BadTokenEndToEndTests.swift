@@ -87,7 +87,7 @@ struct BadTokenEndToEndTests {
         #expect(late.calls == ["didConnect", "connectionCreated \(try #require(observerSession.connection?.connectionId))"])
 
         #expect(recorder.calls == ["didFail 1004"])
-        #expect(bad.sessionConnectionStatus == .notConnected)
+        #expect(bad.sessionConnectionStatus == .failed)
         #expect(bad.connection == nil && bad.capabilities == nil && bad.streams.isEmpty)
 
         let after = try rest.metrics()

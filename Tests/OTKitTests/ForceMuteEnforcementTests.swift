@@ -76,7 +76,8 @@ struct ForceMuteEnforcementTests {
 
         // S subscribes to the raw stream: video frames and the 440 Hz tone arrive.
         #expect(s.wait { $0.contains("streamCreated \(rawStream)") })
-        let subscriber = OTSubscriber(stream: try #require(subscriberSession.streams[rawStream]), delegate: s)
+        let subscriberStream = try #require(subscriberSession.streams[rawStream])
+        let subscriber = try #require(OTSubscriber(stream: subscriberStream, delegate: s))
         let render = FrameNumberRender()
         subscriber.videoRender = render
         try subscriberSession.subscribe(subscriber)

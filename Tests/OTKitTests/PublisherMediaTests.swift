@@ -58,7 +58,7 @@ struct PublisherMediaTests {
             try receiver.start()
             router.publishMedia = WireMediaLeg(host: "127.0.0.1", port: Int(receiver.localAddress.port), profile: keys.send.profile.rfcName,
                                                clientKey: keys.send.base64, routerKey: keys.receive.base64, audioSSRC: 2222, videoSSRC: 1111)
-            var settings = OTSessionSettings()
+            let settings = OTSessionSettings()
             settings.transportFactory = router.factory()
             settings.statsInterval = 0.2
             guard let session = OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings) else { throw OTError(OTSessionErrorCode.internalError, "no session") }
@@ -141,7 +141,7 @@ struct PublisherMediaTests {
         let settings = OTPublisherSettings()
         settings.cameraResolution = .low
         settings.cameraFrameRate = .rate15FPS
-        let publisher = OTPublisher(delegate: harness.recorder, settings: settings)
+        let publisher = try #require(OTPublisher(delegate: harness.recorder, settings: settings))
         let request = try harness.publish(publisher)
         #expect(request?.videoType == "camera" && request?.videoWidth == 320 && request?.videoHeight == 240)
         if V4L2Camera.devices().isEmpty {

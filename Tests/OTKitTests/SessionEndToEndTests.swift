@@ -97,7 +97,7 @@ struct SessionEndToEndTests {
         #expect(recorder.wait { !$0.isEmpty })
         Thread.sleep(forTimeInterval: 0.3)
         #expect(recorder.calls == ["didFail 1004"])
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed, "a refused connect ends failed (OTSessionConnectionStatusFailed)")
         #expect(session.connection == nil)
     }
 
@@ -173,7 +173,8 @@ struct SessionEndToEndTests {
         try sessionB.connect(withToken: try kit.token(sessionId, .subscriber))
         #expect(b.wait { $0.contains("streamCreated \(streamId)") })
         let idB = try #require(sessionB.connection?.connectionId)
-        let subscriber = OTSubscriber(stream: try #require(sessionB.streams[streamId]), delegate: b)
+        let subscriberStream = try #require(sessionB.streams[streamId])
+        let subscriber = try #require(OTSubscriber(stream: subscriberStream, delegate: b))
         let render = FrameNumberRender()
         subscriber.videoRender = render
         try sessionB.subscribe(subscriber)
@@ -185,9 +186,8 @@ struct SessionEndToEndTests {
         #expect(a.wait { $0.contains("didBeginReconnecting") })
         #expect(sessionA.sessionConnectionStatus == .reconnecting)
         try sessionA.signal(type: "gap", string: "once")
-        do { try sessionA.signal(type: "gap", string: "never", retryAfterReconnect: false); Issue.record("sent") } catch {
-            #expect(error.code == 1550)
-        }
+        // OpenTok: with retryAfterReconnect false a signal made while reconnecting is silently not sent.
+        try sessionA.signal(type: "gap", string: "never", retryAfterReconnect: false)
         #expect(b.wait { $0.contains("subscriber disconnected") }, "the router reports A's stream interrupted")
         let framesInCut = render.seen.count
         Thread.sleep(forTimeInterval: max(0, 5 - Date().timeIntervalSince(cutAt)))  // a 5 s cut
@@ -243,8 +243,8 @@ struct SessionEndToEndTests {
         #expect(b.wait { $0.last == "didDisconnect" })
     }
 
-    /// reportIssue returns the id the router stored the report under, with the client's
-    /// stats and logs (read back over the REST API).
+    /// reportIssue returns at once the id the router stores the report under, with the
+    /// client's stats and logs (read back over the REST API once the router has it).
     @Test func reportIssueIsStoredWithStatsAndLogs() throws { try AudioDeviceTestLock.run { try reportIssueBody() } }
 
     private func reportIssueBody() throws {
@@ -259,8 +259,16 @@ struct SessionEndToEndTests {
         Thread.sleep(forTimeInterval: 0.5)
 
         let issueId = try session.reportIssue()
-        let response = try HTTPClient.request("GET", router.baseURL + "/v2/project/\(Self.project.apiKey)/issues/\(issueId)",
-                                              headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: Self.project)])
+        func fetch() throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+            try HTTPClient.request("GET", router.baseURL + "/v2/project/\(Self.project.apiKey)/issues/\(issueId)",
+                                   headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: Self.project)])
+        }
+        var response = try fetch()
+        let deadline = Date().addingTimeInterval(10)
+        while response.status == 404, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            response = try fetch()
+        }
         #expect(response.status == 200)
         let body = String(decoding: response.body, as: UTF8.self)
         #expect(body.contains("publisher.audio.packetsSent="))

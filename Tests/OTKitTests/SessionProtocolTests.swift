@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized)
 struct SessionProtocolTests {
     private func makeSession(_ router: ScriptedRouter, _ recorder: DelegateRecorder, heartbeatTimeout: Double = 3) throws -> OTSession {
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.transportFactory = router.factory()
         settings.heartbeatInterval = 0.2
         settings.heartbeatTimeout = heartbeatTimeout
@@ -52,7 +52,7 @@ struct SessionProtocolTests {
         #expect(session.connection == nil)
     }
 
-    @Test func badTokenFailsWith1004AndReturnsToNotConnected() throws {
+    @Test func badTokenFailsWith1004AndEndsFailed() throws {
         let router = ScriptedRouter()
         router.refuseToken = true
         let recorder = DelegateRecorder()
@@ -62,7 +62,7 @@ struct SessionProtocolTests {
         Thread.sleep(forTimeInterval: 0.2)
         #expect(recorder.calls == ["didFail 1004"])
         #expect(recorder.lastErrors.first?.domain == .session)
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed, "a refused connect ends failed (OTSessionConnectionStatusFailed)")
         #expect(session.connection == nil)
     }
 
@@ -74,11 +74,11 @@ struct SessionProtocolTests {
         try session.connect(withToken: "T1==token")
         #expect(recorder.wait { !$0.isEmpty })
         #expect(recorder.calls == ["didFail 1006"])
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed)
     }
 
     @Test func nothingListeningFailsWith1006OverTheRealWebSocket() throws {
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.routerURL = "http://127.0.0.1:1"   // a privileged port nobody listens on here
         let recorder = DelegateRecorder()
         let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
@@ -88,7 +88,7 @@ struct SessionProtocolTests {
         #expect([.connecting, .notConnected].contains(session.sessionConnectionStatus))
         #expect(recorder.wait(15) { !$0.isEmpty })
         #expect(recorder.calls == ["didFail 1006"])
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed)
     }
 
     @Test func subscriberRoleIsGatedSynchronously() throws {
@@ -120,7 +120,8 @@ struct SessionProtocolTests {
         #expect(recorder.wait { $0.contains("streamCreated s1") })
         do { try session.signal(type: "t", string: "x"); Issue.record("signalled") } catch { #expect(error.code == 1550) }
         let stream = try #require(session.streams["s1"])
-        do { try session.subscribe(OTSubscriberKit(stream: stream, delegate: nil)); Issue.record("subscribed") } catch { #expect(error.code == 1015) }
+        let subscriber = try #require(OTSubscriberKit(stream: stream, delegate: nil))
+        do { try session.subscribe(subscriber); Issue.record("subscribed") } catch { #expect(error.code == 1015) }
         session.disconnect()
     }
 
@@ -164,9 +165,12 @@ struct SessionProtocolTests {
         #expect(recorder.wait { $0.contains("didBeginReconnecting") })
         #expect(session.sessionConnectionStatus == .reconnecting)
         try session.signal(type: "queued", string: "once")
-        do { try session.signal(type: "dropped", string: "no", retryAfterReconnect: false); Issue.record("sent") } catch {
-            #expect(error.code == 1550)
-        }
+        // As in OpenTok: not queued and no error; the completion form is told it was not sent.
+        try session.signal(type: "dropped", string: "no", retryAfterReconnect: false)
+        let told = Box<OTError?>(nil)
+        let toldLock = NSLock()
+        try session.signal(type: "dropped", string: "also", retryAfterReconnect: false, completion: { error in toldLock.withLock { told.value = error } })
+        #expect(recorder.wait { _ in toldLock.withLock { told.value?.code == 1550 } })
         router.unreachable = false
         #expect(recorder.wait { $0.contains("didReconnect") })
         #expect(session.connection?.connectionId == router.ownConnectionId)
@@ -193,7 +197,7 @@ struct SessionProtocolTests {
         router.dropAll()
         #expect(recorder.wait { $0.contains("didDisconnect") })
         #expect(recorder.calls == ["didConnect", "didBeginReconnecting", "didFail 1022", "didDisconnect"])
-        #expect(session.sessionConnectionStatus == .notConnected)
+        #expect(session.sessionConnectionStatus == .failed, "a lost session ends failed")
     }
 
     @Test func silentRouterIsDetectedByTheHeartbeat() throws {

@@ -95,7 +95,8 @@ struct SessionScenarioTests {
 
         // MARK: S subscribes to both (video only): increasing frame numbers from each.
         func subscribe(_ participant: ScenarioParticipant, _ streamId: String, audio: Bool) throws -> (OTSubscriber, FrameNumberRender) {
-            let subscriber = OTSubscriber(stream: try #require(participant.session.streams[streamId]), delegate: participant.recorder)
+            let subscriberStream = try #require(participant.session.streams[streamId])
+            let subscriber = try #require(OTSubscriber(stream: subscriberStream, delegate: participant.recorder))
             subscriber.subscribeToAudio = audio
             let render = FrameNumberRender()
             subscriber.videoRender = render

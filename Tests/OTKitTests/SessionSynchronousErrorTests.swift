@@ -24,9 +24,10 @@ import Testing
         let connection = OTConnection(connectionId: "c", creationTime: Date(), data: nil)
         let stream = OTStream(streamId: "st", connection: connection, session: session, creationTime: Date(), name: "",
                               hasAudio: true, hasVideo: true, videoDimensions: OTVideoDimensions(width: 640, height: 480), videoType: .camera)
+        let subscriber = try #require(OTSubscriberKit(stream: stream, delegate: nil))
         let calls: [(String, () throws(OTError) -> Void)] = [
             ("publish", { () throws(OTError) in try session.publish(OTPublisherKit(delegate: nil)) }),
-            ("subscribe", { () throws(OTError) in try session.subscribe(OTSubscriberKit(stream: stream, delegate: nil)) }),
+            ("subscribe", { () throws(OTError) in try session.subscribe(subscriber) }),
             ("signal", { () throws(OTError) in try session.signal(type: "t", string: "d") }),
             ("forceMuteAll", { () throws(OTError) in try session.forceMuteAll() }),
             ("forceMuteStream", { () throws(OTError) in try session.forceMuteStream(stream) }),
@@ -37,23 +38,61 @@ import Testing
         for (name, call) in calls {
             do { try call(); Issue.record("\(name) did not throw") } catch {
                 #expect(error.code == 1010, "\(name)")
+                // The reference: publish errors in OTPublisherErrorCode, subscribe errors in OTSubscriberErrorCode.
+                let domain: OTErrorDomain = name == "publish" ? .publisher : name == "subscribe" ? .subscriber : .session
+                #expect(error.domain == domain, "\(name)")
             }
         }
+    }
+
+    /// The guides' failable initializers: nil where OTKit cannot make the object.
+    @Test func failableInitializersSayNilWhenTheyCannot() throws {
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
+        let connection = OTConnection(connectionId: "c", creationTime: Date(), data: nil)
+        func stream(_ owner: OTSession?) -> OTStream {
+            OTStream(streamId: "st", connection: connection, session: owner, creationTime: Date(), name: nil,
+                     hasAudio: true, hasVideo: true, videoDimensions: OTVideoDimensions(width: 1, height: 1), videoType: .camera)
+        }
+        #expect(OTSubscriber(stream: stream(session), delegate: nil) != nil)
+        #expect(OTSubscriber(stream: stream(nil), delegate: nil) == nil, "a stream whose session is gone")
+        let missing = OTPublisherSettings()
+        missing.cameraDevicePath = "/dev/otkit-no-such-camera"
+        #expect(OTPublisher(delegate: nil, settings: missing) == nil, "a named camera that is not there")
+        #expect(OTPublisher(delegate: nil, settings: OTPublisherSettings()) != nil)
     }
 
     @Test func unpublishAndUnsubscribeOfStrangersSayNotFound() throws {
         let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
         let connection = OTConnection(connectionId: "c", creationTime: Date(), data: nil)
-        let stream = OTStream(streamId: "st", connection: connection, session: nil, creationTime: Date(), name: "",
+        let stream = OTStream(streamId: "st", connection: connection, session: session, creationTime: Date(), name: "",
                               hasAudio: true, hasVideo: true, videoDimensions: OTVideoDimensions(width: 1, height: 1), videoType: .camera)
-        do { try session.unpublish(OTPublisherKit(delegate: nil)) } catch { #expect(error.code == 1113) }
-        do { try session.unsubscribe(OTSubscriberKit(stream: stream, delegate: nil)) } catch { #expect(error.code == 1112) }
+        do { try session.unpublish(OTPublisherKit(delegate: nil)); Issue.record("no throw") } catch {
+            #expect(error.code == 1113 && error.domain == .publisher)
+        }
+        let stranger = try #require(OTSubscriberKit(stream: stream, delegate: nil))
+        do { try session.unsubscribe(stranger); Issue.record("no throw") } catch { #expect(error.code == 1112 && error.domain == .subscriber) }
+    }
+
+    /// `OTSessionSettings` is an object passed as optional, as in OpenTok; the session
+    /// keeps its own copy, so changing the object later changes nothing.
+    @Test func settingsAreAnOptionalObjectTheSessionCopies() throws {
+        let defaults = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil, settings: nil))
+        #expect(defaults.settings.routerURL == OTSessionSettings.defaultRouterURL)
+        let settings = OTSessionSettings()
+        settings.routerURL = "http://10.1.2.3:4000"
+        settings.connectionEventsSuppressed = true
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil, settings: settings))
+        settings.routerURL = "http://10.9.9.9:1"
+        #expect(session.settings.routerURL == "http://10.1.2.3:4000")
+        #expect(session.settings.connectionEventsSuppressed)
+        session.settings.routerURL = "http://10.8.8.8:1"  // a copy: the session keeps its own
+        #expect(session.settings.routerURL == "http://10.1.2.3:4000")
     }
 
     @Test func connectChecksTokenAndRouterURL() throws {
         let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
         do { try session.connect(withToken: ""); Issue.record("no throw") } catch { #expect(error.code == 1011) }
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.routerURL = "ftp://example"
         let bad = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil, settings: settings))
         do { try bad.connect(withToken: "T1==x"); Issue.record("no throw") } catch { #expect(error.code == 1011) }
@@ -66,7 +105,7 @@ import Testing
         ("ws://127.0.0.1:9", "ws://127.0.0.1:9/v1/session/1_abc/ws"),
     ])
     func webSocketURLFollowsRouterURL(router: String, expected: String) {
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.routerURL = router
         #expect(settings.webSocketURL(sessionId: "1_abc") == expected)
     }
@@ -88,5 +127,31 @@ import Testing
         if ProcessInfo.processInfo.environment["OTKIT_ROUTER_URL"] == nil {
             #expect(OTSessionSettings().routerURL == "http://127.0.0.1:4000")
         }
+    }
+}
+
+/// An app written against OTKit's old subscriber names still hears the reconnection
+/// callbacks: the reference names' defaults forward to them.
+@Suite struct OldSubscriberNamesTests {
+    final class OldNames: OTSubscriberKitDelegate, @unchecked Sendable {
+        var heard: [String] = []
+        func subscriberDidConnect(toStream subscriber: OTSubscriberKit) {}
+        func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) {}
+        func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit) { heard.append("disconnected") }
+        func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) { heard.append("reconnected") }
+    }
+
+    @Test func oldNamesAreForwarded() throws {
+        let session = try #require(OTSession(apiKey: "k", sessionId: "s", delegate: nil))
+        let stream = OTStream(streamId: "st", connection: OTConnection(connectionId: "c", creationTime: Date(), data: nil), session: session,
+                              creationTime: Date(), name: nil, hasAudio: true, hasVideo: true,
+                              videoDimensions: OTVideoDimensions(width: 1, height: 1), videoType: .camera)
+        let app = OldNames()
+        let subscriber = try #require(OTSubscriberKit(stream: stream, delegate: app))
+        // What OTKit calls: the reference names, through the protocol.
+        let delegate: any OTSubscriberKitDelegate = app
+        delegate.subscriberDidDisconnect(fromStream: subscriber)
+        delegate.subscriberDidReconnect(toStream: subscriber)
+        #expect(app.heard == ["disconnected", "reconnected"])
     }
 }

@@ -46,7 +46,7 @@ struct SubscriberMediaTests {
         router.subscribeMedia = WireMediaLeg(host: "127.0.0.1", port: Int(routerSocket.localAddress.port), profile: keys.send.profile.rfcName,
                                              clientKey: keys.send.base64, routerKey: keys.receive.base64, audioSSRC: 3333, videoSSRC: 4444)
         let recorder = DelegateRecorder()
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.transportFactory = router.factory()
         settings.statsInterval = 0.2
         let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
@@ -55,7 +55,7 @@ struct SubscriberMediaTests {
         #expect(recorder.wait { $0.contains("streamCreated alice-cam") })
 
         let stream = try #require(session.streams["alice-cam"])
-        let subscriber = OTSubscriber(stream: stream, delegate: recorder)
+        let subscriber = try #require(OTSubscriber(stream: stream, delegate: recorder))
         let render = FrameNumberRender()
         let stats = Stats()
         let heard = HeardAudio()

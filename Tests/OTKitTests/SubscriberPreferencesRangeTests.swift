@@ -12,13 +12,14 @@ struct SubscriberPreferencesRangeTests {
         let router = ScriptedRouter()
         router.otherStreams = [SubscriberPreferencesTests.stream]
         let recorder = DelegateRecorder()
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.transportFactory = router.factory()
         let session = try #require(OTSession(apiKey: "123", sessionId: "1_s", delegate: recorder, settings: settings))
         session.apiQueue = recorder.queue
         try session.connect(withToken: "T1==token")
         #expect(recorder.wait { $0.contains("didConnect") })
-        let subscriber = OTSubscriberKit(stream: try #require(session.streams["alice-cam"]), delegate: recorder)
+        let subscriberStream = try #require(session.streams["alice-cam"])
+        let subscriber = try #require(OTSubscriberKit(stream: subscriberStream, delegate: recorder))
         try session.subscribe(subscriber)
         #expect(recorder.wait { $0.contains("subscriber connected") })
         let id = "sub-alice-cam"

@@ -19,7 +19,7 @@ struct SubscriberPreferencesTests {
         let router = ScriptedRouter()
         router.otherStreams = [Self.stream]
         let recorder = DelegateRecorder()
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.transportFactory = router.factory()
         settings.heartbeatInterval = 0.2
         settings.reconnectRetryInterval = 0.1
@@ -28,7 +28,9 @@ struct SubscriberPreferencesTests {
         try session.connect(withToken: "T1==token")
         #expect(recorder.wait { $0.contains("didConnect") })
 
-        let subscriber = OTSubscriberKit(stream: try #require(session.streams["alice-cam"]), delegate: recorder)
+        let subscriberStream = try #require(session.streams["alice-cam"])
+
+        let subscriber = try #require(OTSubscriberKit(stream: subscriberStream, delegate: recorder))
         subscriber.preferredResolution = OTVideoDimensions(width: 320, height: 180)
         #expect(preferencesSent(router).isEmpty, "nothing is sent before subscribing")
         try session.subscribe(subscriber)

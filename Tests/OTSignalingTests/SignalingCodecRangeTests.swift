@@ -26,6 +26,9 @@ import Testing
         (publish(width: "9223372036854775807"), "videoWidth"),
         (publish(width: "-9223372036854775808"), "videoWidth"),
         (publish(width: "640", height: "100000"), "videoHeight"),
+        // A stream's new encoded size (issue 15: videoDimensions changes).
+        (#"{"type":"streamChanged","requestId":1,"body":{"streamId":"s","videoWidth":16385,"videoHeight":10}}"#, "videoWidth"),
+        (#"{"type":"streamChanged","requestId":1,"body":{"streamId":"s","videoWidth":10,"videoHeight":-1}}"#, "videoHeight"),
     ]
 
     @Test(arguments: outOfRange)

@@ -1,3 +1,4 @@
+import Foundation
 import OTMedia
 
 /// A publisher with the machine's camera (`OTPublisher`): the first V4L2 capture device
@@ -11,8 +12,18 @@ public final class OTPublisher: OTPublisherKit, @unchecked Sendable {
     public let cameraFrameRate: OTCameraCaptureFrameRate
     private let cameraDevicePath: String?
 
-    /// A camera publisher with `settings`. Nothing is opened until it is published.
-    public init(delegate: (any OTPublisherKitDelegate)?, settings: OTPublisherSettings = OTPublisherSettings()) {
+    /// A camera publisher with `settings` (`initWithDelegate:settings:`, failable as in
+    /// OpenTok, so the guides' `OTPublisher(delegate: self, settings: settings)!`
+    /// compiles). Nil when `settings.cameraDevicePath` names a device that does not
+    /// exist and no `videoCapture` replaces the camera (iOS returns nil where there is
+    /// no camera; here a missing default camera is replaced by the test pattern, but a
+    /// camera the app named and that is not there is its mistake to hear about).
+    /// Nothing is opened until it is published. Cost: one `stat` of the named device.
+    public init?(delegate: (any OTPublisherKitDelegate)?, settings: OTPublisherSettings = OTPublisherSettings()) {
+        if settings.videoCapture == nil, settings.videoTrack, let path = settings.cameraDevicePath,
+           !FileManager.default.fileExists(atPath: path) {
+            return nil
+        }
         cameraResolution = settings.cameraResolution
         cameraFrameRate = settings.cameraFrameRate
         cameraDevicePath = settings.cameraDevicePath

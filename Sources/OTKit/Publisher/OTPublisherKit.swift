@@ -361,6 +361,9 @@ public class OTPublisherKit: @unchecked Sendable {
     /// audio stats only with an audio track (as OpenTok). Work queue (stats timer).
     func deliverStats(_ session: OTSession) {
         guard let c = counters, let configuration = lock.withLock({ pipeline?.configuration }) else { return }
+        if let encoding = lock.withLock({ pipeline?.currentVideoEncoding }) {
+            announceVideoSize(OTVideoDimensions(width: encoding.width, height: encoding.height), in: session)
+        }
         let hasVideo = configuration.video != nil
         let hasAudio = configuration.audio != nil
         let level = lock.withLock { meter }?.takeLevel() ?? 0
@@ -379,6 +382,15 @@ public class OTPublisherKit: @unchecked Sendable {
             }
             self.audioLevelDelegate?.publisher(self, audioLevelUpdated: level)
         }
+    }
+
+    /// The stream's encoded size changed (quality adaptation): update our own stream and
+    /// tell the router, which tells the subscribers (`OTStream.videoDimensions`). Checked
+    /// once per stats interval. Work queue.
+    func announceVideoSize(_ size: OTVideoDimensions, in session: OTSession) {
+        guard let stream = lock.withLock({ storedStream }), stream.update(videoDimensions: size) else { return }
+        session.sendStreamChange(StreamChange(streamId: stream.streamId, hasAudio: nil, hasVideo: nil,
+                                              videoWidth: size.width, videoHeight: size.height))
     }
 }
 

@@ -8,9 +8,11 @@ public enum OTPublisherVideoEventReason: Int32, Sendable {
 }
 
 /// What a publisher tells its app (`OTPublisherKitDelegate`), on the session's
-/// `apiQueue`. Methods have empty defaults.
+/// `apiQueue`. `publisher(_:didFailWithError:)` is required, as the OpenTok reference
+/// marks it (a misspelling does not compile); the others are optional, with empty
+/// defaults (a misspelt optional method compiles and is never called).
 public protocol OTPublisherKitDelegate: AnyObject {
-    /// Publishing failed; the publisher is detached from the session.
+    /// Required. Publishing failed; the publisher is detached from the session.
     func publisher(_ publisher: OTPublisherKit, didFailWithError error: OTError)
     /// The publisher's stream exists in the session (media flowing).
     func publisher(_ publisher: OTPublisherKit, streamCreated stream: OTStream)
@@ -31,10 +33,8 @@ public protocol OTPublisherKitDelegate: AnyObject {
     func publisherVideoDisableWarningLifted(_ publisher: OTPublisherKit)
 }
 
-/// Empty defaults.
+/// Empty defaults for the optional methods.
 extension OTPublisherKitDelegate {
-    /// Does nothing.
-    public func publisher(_ publisher: OTPublisherKit, didFailWithError error: OTError) {}
     /// Does nothing.
     public func publisher(_ publisher: OTPublisherKit, streamCreated stream: OTStream) {}
     /// Does nothing.

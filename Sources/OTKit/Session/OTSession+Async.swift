@@ -29,7 +29,7 @@ extension OTSession {
         }
     }
 
-    /// Subscribes and returns after `subscriberDidConnectToStream`; throws the
+    /// Subscribes and returns after `subscriberDidConnect(toStream:)`; throws the
     /// synchronous error or the one `subscriber(_:didFailWithError:)` gets.
     public func subscribe(_ subscriber: OTSubscriberKit) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

@@ -75,7 +75,7 @@ extension OTSession {
             for connection in others { deliver(.connectionCreated(connection)) }
         }
         for wire in reply.streams where wire.connectionId != own.connectionId { addStream(wire) }
-        if let archive = reply.archive { deliver(.archiveStarted(id: archive.id, name: archive.name)) }
+        if let archive = reply.archive { deliver(.archiveStarted(id: archive.id, name: archive.name.isEmpty ? nil : archive.name)) }
         startStatsTimer()
         resolveConnectWaiters(nil)
     }
@@ -84,7 +84,7 @@ extension OTSession {
         channel?.close()
         channel = nil
         lock.withLock {
-            state.status = .notConnected
+            state.status = .failed  // OTSessionConnectionStatusFailed: the attempt met a fatal error
             state.token = nil
         }
         log.add("connect failed: \(error)")
@@ -140,7 +140,7 @@ extension OTSession {
     }
 
     private func resumed(_ reply: ConnectedReply) {
-        let (proceed, queued, subscribers, oldStreams) = lock.withLock { () -> (Bool, [SignalRequest], [OTSubscriberKit], [String: OTStream]) in
+        let (proceed, queued, subscribers, oldStreams) = lock.withLock { () -> (Bool, [QueuedSignal], [OTSubscriberKit], [String: OTStream]) in
             guard state.status == .reconnecting, reply.connection.connectionId == state.connection?.connectionId else {
                 return (false, [], [], [:])
             }
@@ -163,7 +163,7 @@ extension OTSession {
         let present = Set(reply.streams.map(\.streamId))
         for (id, stream) in oldStreams where !present.contains(id) { removeStream(id, fallback: stream) }
         for wire in reply.streams where wire.connectionId != ownId && oldStreams[wire.streamId] == nil { addStream(wire) }
-        for signal in queued { channel?.request(.signal(signal)) }
+        if let channel { for signal in queued { send(signal, on: channel) } }
         // Preferences set while the path was down never reached the router: say them again.
         for subscriber in subscribers { subscriber.resendPreferences() }
         log.add("resumed; \(queued.count) queued signals sent")
@@ -174,15 +174,19 @@ extension OTSession {
         finishDisconnect(error: OTError(.connectionDropped, reason))
     }
 
-    /// Tears everything down and tells the app: `error` first (if any), then publisher
-    /// `streamDestroyed`, then `sessionDidDisconnect`. Idempotent.
+    /// Tears everything down and tells the app. A lost session (`error` given): the
+    /// subscribed streams' `session(_:streamDestroyed:)` (as the reference says when a
+    /// client cannot reconnect), then `error`, and the status ends `.failed`. Then
+    /// publisher `streamDestroyed`, then `sessionDidDisconnect`. Idempotent.
     func finishDisconnect(error: OTError?) {
-        let (wasActive, publisher, subscribers) = lock.withLock { () -> (Bool, OTPublisherKit?, [OTSubscriberKit]) in
+        let (wasActive, publisher, subscribers, queued) = lock.withLock { () -> (Bool, OTPublisherKit?, [OTSubscriberKit], [QueuedSignal]) in
             let active = state.status != .notConnected && state.status != .failed
             let publisher = state.publisher
             let subscribers = state.subscribers
+            let queued = state.queuedSignals
             state = State()
-            return (active, publisher, subscribers)
+            if active && error != nil { state.status = .failed }
+            return (active, publisher, subscribers, queued)
         }
         guard wasActive else { return }
         channel?.close()
@@ -190,6 +194,11 @@ extension OTSession {
         statsTimer?.cancel()
         statsTimer = nil
         for subscriber in subscribers { subscriber.detach() }
+        if error != nil {
+            var told = Set<String>()
+            for subscriber in subscribers where told.insert(subscriber.stream.streamId).inserted { deliver(.streamDestroyed(subscriber.stream)) }
+        }
+        for signal in queued { completeSignal(signal.completion, OTError(.notConnected, "the session ended before the signal was sent")) }
         if let error { deliver(.didFail(error)) }
         publisher?.sessionEnded(self)
         deliver(.didDisconnect)

@@ -48,14 +48,16 @@ extension OTSession {
                 deliver(.muteForced(OTMuteForcedInfo(active: active)))
             }
         case .archiveStarted(let archive):
-            deliver(.archiveStarted(id: archive.id, name: archive.name))
+            deliver(.archiveStarted(id: archive.id, name: archive.name.isEmpty ? nil : archive.name))
         case .archiveStopped(let id):
             deliver(.archiveStopped(id: id))
         case .disconnected(let reason, let code):
             log.add("the router disconnected us: \(reason)")
             finishDisconnect(error: code.map { OTError(sessionCode: $0, "the router closed the connection: \(reason)") })
         case .error(let error):
-            deliver(.didFail(OTError(sessionCode: error.code, error.message)))
+            // Answers no request and ends nothing: not a session failure (the reference
+            // keeps didFailWithError for a failed connect or a lost session).
+            notify(.routerError, OTError(sessionCode: error.code, error.message))
         case .subscriberQuality(let event):
             let subscriber = lock.withLock { state.subscribers.first { $0.subscriberId == event.subscriberId } }
             if let subscriber { subscriber.qualityEvent(event) } else { log.add("quality event for unknown subscriber \(event.subscriberId)") }
@@ -79,6 +81,9 @@ extension OTSession {
         guard let stream else { return }
         let hadVideo = stream.hasVideo
         stream.update(hasAudio: change.hasAudio, hasVideo: change.hasVideo)
+        if let width = change.videoWidth, let height = change.videoHeight {
+            stream.update(videoDimensions: OTVideoDimensions(width: width, height: height))
+        }
         if let hasVideo = change.hasVideo, hasVideo != hadVideo {
             for subscriber in subscribers { subscriber.reportVideo(enabled: hasVideo, reason: .publisherPropertyChanged) }
         }

@@ -3,20 +3,22 @@ import OTSignaling
 
 /// Publish, unpublish, subscribe, unsubscribe.
 extension OTSession {
-    /// Starts publishing (`publish:error:`). Throws 1010 when not connected, 1015
-    /// (`illegalState`) when the token may not publish (subscriber role), when the
-    /// session already has a publisher (OpenTok allows one per session; a second one is
-    /// refused with 1015), or when the publisher publishes in another session. The
+    /// Starts publishing (`publish:error:`). Throws, in the publisher domain as the
+    /// reference says (`OTPublisherErrorCode`): 1010 (`sessionDisconnected`) when not
+    /// connected; 1015 (OpenTok's illegal-state number; the publisher enum has no case)
+    /// when the token may not publish (subscriber role), when the session already has a
+    /// publisher (OpenTok allows one per session), or when the publisher publishes in
+    /// another session. The
     /// outcome arrives as `publisher(_:streamCreated:)` or `publisher(_:didFailWithError:)`.
     public func publish(_ publisher: OTPublisherKit) throws(OTError) {
         try lock.withTypedLock { () throws(OTError) in
-            guard state.status == .connected else { throw OTError(.notConnected, "publish needs a connected session") }
-            guard state.capabilities?.canPublish == true else { throw OTError(.illegalState, "this token's role cannot publish") }
+            guard state.status == .connected else { throw OTError(OTPublisherErrorCode.sessionDisconnected, "publish needs a connected session") }
+            guard state.capabilities?.canPublish == true else { throw OTError(publisherCode: 1015, "this token's role cannot publish") }
             guard state.publisher == nil else {
-                throw OTError(.illegalState, "this session already has a publisher (one per session)")
+                throw OTError(publisherCode: 1015, "this session already has a publisher (one per session)")
             }
         }
-        try publisher.attach(to: self)
+        do throws(OTError) { try publisher.attach(to: self) } catch { throw OTError(publisherCode: error.code, error.message) }
         lock.withLock { state.publisher = publisher }
         let announced = publisher.makePublishRequest()
         work.async {
@@ -48,10 +50,11 @@ extension OTSession {
     }
 
     /// Stops publishing (`unpublish:error:`); `publisher(_:streamDestroyed:)` follows.
-    /// Throws 1113 (`publisherNotFound`) when it does not publish in this session.
+    /// Throws 1113 (OpenTok's publisher-not-found number, in the publisher domain as the
+    /// reference says) when it does not publish in this session.
     public func unpublish(_ publisher: OTPublisherKit) throws(OTError) {
         try lock.withTypedLock { () throws(OTError) in
-            guard state.publisher === publisher else { throw OTError(.publisherNotFound, "this publisher does not publish in this session") }
+            guard state.publisher === publisher else { throw OTError(publisherCode: 1113, "this publisher does not publish in this session") }
             state.publisher = nil
         }
         work.async {
@@ -60,19 +63,21 @@ extension OTSession {
         }
     }
 
-    /// Starts receiving a stream (`subscribe:error:`). Throws 1010 when not connected,
-    /// 1015 when the token may not subscribe (publisheronly) or the subscriber is already
-    /// subscribed, and the subscriber error 1604 when the stream is not in the session.
-    /// The outcome arrives as `subscriberDidConnectToStream` or `subscriber(_:didFailWithError:)`.
+    /// Starts receiving a stream (`subscribe:error:`). Throws, in the subscriber domain as
+    /// the reference says (`OTSubscriberErrorCode`): 1010 (`sessionDisconnected`) when not
+    /// connected, 1015 (OpenTok's illegal-state number) when the token may not subscribe
+    /// (publisheronly) or the subscriber is already subscribed, 1604 when the stream is
+    /// not in the session.
+    /// The outcome arrives as `subscriberDidConnect(toStream:)` or `subscriber(_:didFailWithError:)`.
     public func subscribe(_ subscriber: OTSubscriberKit) throws(OTError) {
         try lock.withTypedLock { () throws(OTError) in
-            guard state.status == .connected else { throw OTError(.notConnected, "subscribe needs a connected session") }
-            guard state.capabilities?.canSubscribe == true else { throw OTError(.illegalState, "this token's role cannot subscribe") }
+            guard state.status == .connected else { throw OTError(OTSubscriberErrorCode.sessionDisconnected, "subscribe needs a connected session") }
+            guard state.capabilities?.canSubscribe == true else { throw OTError(subscriberCode: 1015, "this token's role cannot subscribe") }
             guard state.streams[subscriber.stream.streamId] != nil else {
                 throw OTError(OTSubscriberErrorCode.serverCannotFindStream, "stream \(subscriber.stream.streamId) is not in the session")
             }
             guard !state.subscribers.contains(where: { $0 === subscriber }) else {
-                throw OTError(.illegalState, "this subscriber is already subscribed")
+                throw OTError(subscriberCode: 1015, "this subscriber is already subscribed")
             }
             state.subscribers.append(subscriber)
         }
@@ -94,12 +99,13 @@ extension OTSession {
         }
     }
 
-    /// Stops receiving (`unsubscribe:error:`). Throws 1112 (`subscriberNotFound`) when
+    /// Stops receiving (`unsubscribe:error:`). Throws 1112 (OpenTok's
+    /// subscriber-not-found number, in the subscriber domain as the reference says) when
     /// the subscriber is not subscribed in this session.
     public func unsubscribe(_ subscriber: OTSubscriberKit) throws(OTError) {
         try lock.withTypedLock { () throws(OTError) in
             guard state.subscribers.contains(where: { $0 === subscriber }) else {
-                throw OTError(.subscriberNotFound, "this subscriber is not subscribed in this session")
+                throw OTError(subscriberCode: 1112, "this subscriber is not subscribed in this session")
             }
             state.subscribers.removeAll { $0 === subscriber }
         }

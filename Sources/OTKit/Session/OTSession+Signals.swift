@@ -12,16 +12,30 @@ extension OTSession {
     /// connection not in the session: 1550).
     ///
     /// While reconnecting the signal is queued and sent exactly once after the session
-    /// resumes; with `retryAfterReconnect` false it is not queued: OpenTok drops such a
-    /// signal, OTKit throws 1550 `unableToSendSignal` instead so the app knows it was
-    /// not sent. Signals queued when the session then fails are dropped.
+    /// resumes; with `retryAfterReconnect` false it is silently not sent, as in OpenTok
+    /// (logged, and told to `notices` as `.signalNotSent`). Signals queued when the
+    /// session then fails are dropped. A refusal by the router (e.g. over the rate
+    /// limit) is not a session failure: it goes to `notices` (`.signalRefused`), never to
+    /// `session(_:didFailWithError:)`; use `signal(type:string:connection:retryAfterReconnect:completion:)`
+    /// or `sendSignal` to hear it for this signal.
     public func signal(type: String?, string: String?, connection: OTConnection? = nil,
                        retryAfterReconnect: Bool = true) throws(OTError) {
+        try signal(type: type, string: string, connection: connection, retryAfterReconnect: retryAfterReconnect, completion: nil)
+    }
+
+    /// As `signal(type:string:connection:retryAfterReconnect:)`, and `completion` (on
+    /// `apiQueue`) gets the router's answer for this signal: nil once the router accepted
+    /// it, else the refusal (1550 over the rate limit or to a connection that left; 1010
+    /// when the session ended before it was sent; 1550 when it was not sent because the
+    /// session was reconnecting and `retryAfterReconnect` is false). Called once unless a
+    /// synchronous error is thrown (then never). Cost: one closure kept until the answer.
+    public func signal(type: String?, string: String?, connection: OTConnection? = nil,
+                       retryAfterReconnect: Bool = true, completion: (@Sendable (OTError?) -> Void)?) throws(OTError) {
         let type = type ?? ""
         let data = string ?? ""
         try SignalValidation.validate(type: type, data: data)
         let request = SignalRequest(type: type, data: data, to: connection?.connectionId)
-        let queued = try lock.withTypedLock { () throws(OTError) -> Bool in
+        let queued = try lock.withTypedLock { () throws(OTError) -> Bool? in
             switch state.status {
             case .connected, .reconnecting: break
             default: throw OTError(.notConnected, "signal needs a connected session (it is \(state.status))")
@@ -33,61 +47,93 @@ extension OTSession {
                 throw OTError(.unableToSendSignal, "connection \(target) is not in the session")
             }
             guard state.status == .reconnecting else { return false }
-            guard retryAfterReconnect else {
-                throw OTError(.unableToSendSignal, "the session is reconnecting and retryAfterReconnect is false: not sent")
-            }
-            state.queuedSignals.append(request)
+            guard retryAfterReconnect else { return nil }
+            state.queuedSignals.append(QueuedSignal(request: request, completion: completion))
             return true
+        }
+        guard let queued else {
+            // OpenTok drops it without an error; OTKit also says so where the app can look.
+            let error = OTError(.unableToSendSignal, "the session is reconnecting and retryAfterReconnect is false: not sent")
+            work.async { self.notify(.signalNotSent, error); self.completeSignal(completion, error) }
+            return
         }
         if queued { log.add("signal queued until reconnected"); return }
         work.async {
             guard let channel = self.channel, channel.isOpen else {
                 // The path dropped between the check and now: queue like a reconnecting send.
-                if retryAfterReconnect { self.lock.withLock { self.state.queuedSignals.append(request) } }
+                if retryAfterReconnect {
+                    self.lock.withLock { self.state.queuedSignals.append(QueuedSignal(request: request, completion: completion)) }
+                } else {
+                    self.completeSignal(completion, OTError(.unableToSendSignal, "the session is reconnecting and retryAfterReconnect is false: not sent"))
+                }
                 return
             }
-            channel.request(.signal(request)) { reply in
-                if case .error(let error) = reply, error.code != Int(OTSessionErrorCode.connectionDropped.rawValue) {
-                    self.deliver(.didFail(OTError(sessionCode: error.code, error.message)))
+            self.send(QueuedSignal(request: request, completion: completion), on: channel)
+        }
+    }
+
+    /// Sends a signal and returns once the router accepted it; throws the synchronous
+    /// errors of `signal(type:string:connection:retryAfterReconnect:)` and the router's
+    /// refusal (see the completion form). Cost: one suspension until the answer.
+    public func sendSignal(type: String?, string: String?, connection: OTConnection? = nil,
+                           retryAfterReconnect: Bool = true) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            do throws(OTError) {
+                try signal(type: type, string: string, connection: connection, retryAfterReconnect: retryAfterReconnect) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
                 }
+            } catch {
+                continuation.resume(throwing: error)
             }
         }
     }
 
-    /// Stores a report of this client's recent stats and logs with the router and
-    /// returns the id it is stored under (`reportIssue:`). Blocks the caller for one
-    /// round trip to the router (at most 5 s), like OpenTok's synchronous call; the
-    /// `async` variant does not block. The report carries a client-made id (a UUID) that
-    /// a router may store it under; the id returned is the one the router confirms.
-    /// Throws 1010 when not connected, 1021 when the router does not confirm in time, or
-    /// the router's refusal.
+    /// Hands a signal to the router; its answer goes to the signal's completion, and a
+    /// refusal (not a lost path) to `notices`. Work queue only.
+    func send(_ signal: QueuedSignal, on channel: SignalingChannel) {
+        let sent = channel.request(.signal(signal.request), answerOnClose: signal.completion != nil) { reply in
+            switch reply {
+            case .error(let error):
+                let refusal = OTError(sessionCode: error.code, error.message)
+                if error.code != Int(OTSessionErrorCode.connectionDropped.rawValue) && error.code != Int(OTSessionErrorCode.notConnected.rawValue) {
+                    self.notify(.signalRefused, refusal)
+                }
+                self.completeSignal(signal.completion, refusal)
+            default:
+                self.completeSignal(signal.completion, nil)
+            }
+        }
+        if !sent { completeSignal(signal.completion, OTError(.notConnected, "the session is not connected")) }
+    }
+
+    /// Calls a signal's completion on `apiQueue`, after what was delivered before.
+    func completeSignal(_ completion: (@Sendable (OTError?) -> Void)?, _ error: OTError?) {
+        guard let completion else { return }
+        onApiQueue { completion(error) }
+    }
+
+    /// Sends a report of this client's recent stats and logs to the router and returns
+    /// the id it is filed under (`reportIssue:`) at once, without waiting for the router:
+    /// the id is made here (a UUID) and the router stores the report under it. A report
+    /// the router does not store is told to `notices` (`.issueReportFailed`); the `async`
+    /// variant waits for the router's confirmation instead. Throws 1010 when not
+    /// connected. Cost: the stats and log lines copied once, one signaling message.
     public func reportIssue() throws(OTError) -> String {
         guard sessionConnectionStatus == .connected else { throw OTError(.notConnected, "reportIssue needs a connected session") }
         let issueId = UUID().uuidString.lowercased()
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Box<Result<String, OTError>?>(nil)
-        let outcomeLock = NSLock()
         work.async {
             let report = IssueReport(description: "", stats: self.statsLines(), logs: self.log.lines(), issueId: issueId)
             let sent = self.channel?.request(.reportIssue(report), answerOnClose: true) { reply in
-                let result: Result<String, OTError>
                 switch reply {
-                case .issueReported(let stored): result = .success(stored)
-                case .error(let error): result = .failure(OTError(sessionCode: error.code, error.message))
-                default: result = .failure(OTError(OTSessionErrorCode.internalError, "unexpected reply to reportIssue"))
+                case .issueReported(let stored) where stored == issueId: break
+                case .issueReported(let stored): self.notify(.issueReportFailed, OTError(OTSessionErrorCode.internalError, "the router filed issue \(issueId) as \(stored)"))
+                case .error(let error): self.notify(.issueReportFailed, OTError(sessionCode: error.code, error.message))
+                default: self.notify(.issueReportFailed, OTError(OTSessionErrorCode.internalError, "unexpected reply to reportIssue"))
                 }
-                outcomeLock.withLock { outcome.value = result }
-                done.signal()
             } ?? false
-            if !sent {
-                outcomeLock.withLock { outcome.value = .failure(OTError(.notConnected, "the session is not connected")) }
-                done.signal()
-            }
+            if !sent { self.notify(.issueReportFailed, OTError(.notConnected, "the session is not connected")) }
         }
-        guard done.wait(timeout: .now() + 5) == .success, let result = outcomeLock.withLock({ outcome.value }) else {
-            throw OTError(.connectionTimeout, "the router did not confirm the issue report within 5 s")
-        }
-        return try result.get()
+        return issueId
     }
 
     /// The publisher's and subscribers' counters as `name=value` lines.
@@ -98,4 +144,12 @@ extension OTSession {
         for subscriber in subscribers { lines += subscriber.statsLines() }
         return lines
     }
+}
+
+/// A signal waiting for the session to resume, with whoever wants its answer.
+struct QueuedSignal: Sendable {
+    /// What goes to the router.
+    var request: SignalRequest
+    /// Told the router's answer (nil: nobody asked).
+    var completion: (@Sendable (OTError?) -> Void)?
 }

@@ -19,8 +19,10 @@ public final class OTSession: @unchecked Sendable {
     public let sessionId: String
     /// The API key the app created it with.
     public let apiKey: String
-    /// The settings it was created with.
-    public let settings: OTSessionSettings
+    /// A copy of the settings it was created with (changing it changes nothing).
+    public var settings: OTSessionSettings { configuration.copy() }
+    /// The session's own copy of its settings, never changed after `init`.
+    let configuration: OTSessionSettings
 
     let lock = NSLock()
     var state = State()
@@ -29,6 +31,7 @@ public final class OTSession: @unchecked Sendable {
     private weak var storedDelegate: (any OTSessionDelegate)?
     private var storedApiQueue: DispatchQueue = .main
     var eventContinuations: [UUID: AsyncStream<OTSessionEvent>.Continuation] = [:]
+    var noticeContinuations: [UUID: AsyncStream<OTSessionNotice>.Continuation] = [:]
 
     // Work-queue only.
     var channel: SignalingChannel?
@@ -48,20 +51,22 @@ public final class OTSession: @unchecked Sendable {
         var graceSeconds: Double = 30
         var publisher: OTPublisherKit?
         var subscribers: [OTSubscriberKit] = []
-        var queuedSignals: [SignalRequest] = []
+        var queuedSignals: [QueuedSignal] = []
         var forceMuteAllActive = false
         /// The router said the session is relayed (peer-to-peer media).
         var relayed = false
     }
 
-    /// A session for `sessionId` under `apiKey`; nil when either is empty (as iOS's
-    /// initializer returns nil). Nothing happens on the network until `connect`.
+    /// A session for `sessionId` under `apiKey` (`initWithApiKey:sessionId:delegate:settings:`,
+    /// and without `settings:` the three-argument form); `settings` nil means the
+    /// defaults. Nil when the key or id is empty (as iOS's initializer returns nil).
+    /// Nothing happens on the network until `connect`.
     public init?(apiKey: String, sessionId: String, delegate: (any OTSessionDelegate)?,
-                 settings: OTSessionSettings = OTSessionSettings()) {
+                 settings: OTSessionSettings? = nil) {
         guard !apiKey.isEmpty, !sessionId.isEmpty else { return nil }
         self.apiKey = apiKey
         self.sessionId = sessionId
-        self.settings = settings
+        self.configuration = settings?.copy() ?? OTSessionSettings()
         self.storedDelegate = delegate
         self.work = DispatchQueue(label: "otkit.session")
     }
@@ -86,8 +91,10 @@ public final class OTSession: @unchecked Sendable {
 
     /// Where the session is in its life.
     public var sessionConnectionStatus: OTSessionConnectionStatus { lock.withLock { state.status } }
-    /// Your own connection; nil until `sessionDidConnect`.
-    public var connection: OTConnection? { lock.withLock { state.connection } }
+    /// Your own connection; nil until `sessionDidConnect`. Implicitly unwrapped, as
+    /// OpenTok's Swift interface has it, so the guides'
+    /// `stream.connection.connectionId == session.connection.connectionId` compiles.
+    public var connection: OTConnection! { lock.withLock { state.connection } }
     /// What your token allows; nil until `sessionDidConnect`.
     public var capabilities: OTSessionCapabilities? { lock.withLock { state.capabilities } }
     /// Other clients' streams in the session, keyed by stream id.

@@ -1,6 +1,12 @@
-/// What a session tells its app (`OTSessionDelegate`). Every method is optional (has an
-/// empty default) and is called on the session's `apiQueue`, in the order things
-/// happened. The session holds its delegate weakly.
+/// What a session tells its app (`OTSessionDelegate`), called on the session's
+/// `apiQueue` in the order things happened. The session holds its delegate weakly.
+///
+/// Required and optional as the OpenTok reference marks them: the five methods it calls
+/// required (`sessionDidConnect`, `sessionDidDisconnect`, `session(_:didFailWithError:)`,
+/// `session(_:streamCreated:)`, `session(_:streamDestroyed:)`) have no default, so a
+/// conforming type that misspells one does not compile. The others have empty defaults
+/// in an extension (Swift has no `@optional` outside Objective-C): a misspelt optional
+/// method compiles and is never called, as a misspelt `@optional` method would be on iOS.
 ///
 /// Order guarantees: `sessionDidConnect` comes first, then `connectionCreated` for every
 /// client already in the session (never for yourself) and `streamCreated` for their
@@ -8,15 +14,19 @@
 /// connected session drops, `session(_:didFailWithError:)` comes just before
 /// `sessionDidDisconnect`.
 public protocol OTSessionDelegate: AnyObject {
-    /// The session connected; `connection` and `capabilities` are set.
+    /// Required. The session connected; `connection` and `capabilities` are set.
     func sessionDidConnect(_ session: OTSession)
-    /// The session disconnected (after `disconnect()`, a forced disconnect, or a drop).
+    /// Required. The session disconnected (after `disconnect()`, a forced disconnect, or a drop).
     func sessionDidDisconnect(_ session: OTSession)
-    /// Connecting failed, or a connected session dropped (then `sessionDidDisconnect` follows).
+    /// Required. Connecting failed, or a connected session was lost (then
+    /// `sessionDidDisconnect` follows). Nothing else comes here: refused signals and
+    /// moderation calls go to their own completion, other router errors to
+    /// `OTSession.notices`.
     func session(_ session: OTSession, didFailWithError error: OTError)
-    /// Another client published a stream.
+    /// Required. Another client published a stream.
     func session(_ session: OTSession, streamCreated stream: OTStream)
-    /// Another client's stream ended.
+    /// Required. Another client's stream ended (also for a subscribed stream when the
+    /// session is lost for good).
     func session(_ session: OTSession, streamDestroyed stream: OTStream)
     /// Another client connected (or was there when you connected).
     func session(_ session: OTSession, connectionCreated connection: OTConnection)
@@ -36,18 +46,8 @@ public protocol OTSessionDelegate: AnyObject {
     func session(_ session: OTSession, muteForced info: OTMuteForcedInfo)
 }
 
-/// Empty defaults: implement only what you need.
+/// Empty defaults for the optional methods: implement only what you need.
 extension OTSessionDelegate {
-    /// Does nothing.
-    public func sessionDidConnect(_ session: OTSession) {}
-    /// Does nothing.
-    public func sessionDidDisconnect(_ session: OTSession) {}
-    /// Does nothing.
-    public func session(_ session: OTSession, didFailWithError error: OTError) {}
-    /// Does nothing.
-    public func session(_ session: OTSession, streamCreated stream: OTStream) {}
-    /// Does nothing.
-    public func session(_ session: OTSession, streamDestroyed stream: OTStream) {}
     /// Does nothing.
     public func session(_ session: OTSession, connectionCreated connection: OTConnection) {}
     /// Does nothing.

@@ -1,8 +1,12 @@
 import Foundation
 
-/// Options for an `OTSession` (`OTSessionSettings`). A value: copied into the session
-/// when it is created.
-public struct OTSessionSettings: Sendable {
+/// Options for an `OTSession` (`OTSessionSettings`): an object, as in OpenTok, made with
+/// `OTSessionSettings()`, changed through a `let`, and passed (or nil for the defaults)
+/// to `OTSession(apiKey:sessionId:delegate:settings:)`. The session takes a copy when it
+/// is created, so later changes to this object do not reach it; `OTSession.settings`
+/// hands out copies too. Not meant to be changed from two threads at once.
+/// Cost: a dozen fields; one copy per session (and per `OTSession.settings` read).
+public final class OTSessionSettings: @unchecked Sendable {
     /// Don't deliver `connectionCreated` / `connectionDestroyed` (for large sessions).
     public var connectionEventsSuppressed = false
     /// Where the router is: `http(s)://host:port`. The signaling WebSocket is this URL
@@ -43,6 +47,24 @@ public struct OTSessionSettings: Sendable {
 
     /// The defaults above.
     public init() {}
+
+    /// A copy with the same values (the session keeps its own).
+    func copy() -> OTSessionSettings {
+        let other = OTSessionSettings()
+        other.connectionEventsSuppressed = connectionEventsSuppressed
+        other.routerURL = routerURL
+        other.allowSelfSignedCertificates = allowSelfSignedCertificates
+        other.storedAPIURL = storedAPIURL
+        other.mediaAddressRewrite = mediaAddressRewrite
+        other.relayedMediaHost = relayedMediaHost
+        other.heartbeatInterval = heartbeatInterval
+        other.heartbeatTimeout = heartbeatTimeout
+        other.reconnectGrace = reconnectGrace
+        other.reconnectRetryInterval = reconnectRetryInterval
+        other.statsInterval = statsInterval
+        other.transportFactory = transportFactory
+        return other
+    }
 
     /// `OTKIT_ROUTER_URL` or `http://127.0.0.1:4000`.
     public static var defaultRouterURL: String {

@@ -52,12 +52,14 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
     public let connection: OTConnection
     /// When it was published.
     public let creationTime: Date
-    /// The publisher's name (may be empty).
-    public let name: String
+    /// The publisher's name; nil when it published without one (as OpenTok's `String?`).
+    public let name: String?
     /// The kind of video.
     public let videoType: OTStreamVideoType
-    /// Encoded picture size.
-    public let videoDimensions: OTVideoDimensions
+    /// Encoded picture size, as the publisher last announced it (it changes when the
+    /// publisher's quality adaptation changes its resolution).
+    public var videoDimensions: OTVideoDimensions { dimensions.withLock { $0 } }
+    private let dimensions: Mutex<OTVideoDimensions>
     private let flags: Mutex<(audio: Bool, video: Bool)>
     private let owner: Mutex<WeakSession>
 
@@ -69,21 +71,22 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
     public var session: OTSession? { owner.withLock { $0.session } }
 
     /// A stream with every field given (the SDK makes these; public for tests and tools).
-    public init(streamId: String, connection: OTConnection, session: OTSession?, creationTime: Date, name: String,
+    public init(streamId: String, connection: OTConnection, session: OTSession?, creationTime: Date, name: String?,
                 hasAudio: Bool, hasVideo: Bool, videoDimensions: OTVideoDimensions, videoType: OTStreamVideoType) {
         self.streamId = streamId
         self.connection = connection
         self.creationTime = creationTime
         self.name = name
         self.videoType = videoType
-        self.videoDimensions = videoDimensions
+        self.dimensions = Mutex(videoDimensions)
         self.flags = Mutex((hasAudio, hasVideo))
         self.owner = Mutex(WeakSession(session))
     }
 
     convenience init(_ wire: WireStream, connection: OTConnection, session: OTSession?) {
         self.init(streamId: wire.streamId, connection: connection, session: session,
-                  creationTime: Date(timeIntervalSince1970: Double(wire.creationTime) / 1000), name: wire.name,
+                  creationTime: Date(timeIntervalSince1970: Double(wire.creationTime) / 1000),
+                  name: wire.name.isEmpty ? nil : wire.name,
                   hasAudio: wire.hasAudio, hasVideo: wire.hasVideo,
                   videoDimensions: OTVideoDimensions(width: wire.videoWidth, height: wire.videoHeight),
                   videoType: OTStreamVideoType(wire: wire.videoType))
@@ -97,6 +100,15 @@ public final class OTStream: Sendable, Hashable, CustomStringConvertible {
             if let hasAudio { flags.audio = hasAudio }
             if let hasVideo { flags.video = hasVideo }
             return before != flags
+        }
+    }
+
+    /// Sets a new encoded size; returns whether it changed.
+    @discardableResult
+    func update(videoDimensions new: OTVideoDimensions) -> Bool {
+        dimensions.withLock { current in
+            defer { current = new }
+            return current != new
         }
     }
 

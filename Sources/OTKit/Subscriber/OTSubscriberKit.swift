@@ -18,8 +18,9 @@ public class OTSubscriberKit: @unchecked Sendable {
     public weak var networkStatsDelegate: (any OTSubscriberKitNetworkStatsDelegate)?
     /// Receives the reports `getRtcStatsReport()` asks for (weak).
     public weak var rtcStatsReportDelegate: (any OTSubscriberKitRtcStatsReportDelegate)?
-    /// The stream received.
-    public let stream: OTStream
+    /// The stream received. Implicitly unwrapped, as OpenTok's Swift interface has it,
+    /// so the guides' `subscriber?.stream?.streamId` compiles; never nil here.
+    public let stream: OTStream!
     /// Where decoded frames go (held strongly; called on the receive thread).
     public var videoRender: (any OTVideoRender)? {
         get { lock.withLock { storedRender } }
@@ -76,8 +77,12 @@ public class OTSubscriberKit: @unchecked Sendable {
     private var routerForwarding: (audio: Bool, video: Bool)?
     var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
 
-    /// A subscriber for `stream`; subscribe it with `OTSession.subscribe`.
-    public init(stream: OTStream, delegate: (any OTSubscriberKitDelegate)?) {
+    /// A subscriber for `stream` (`initWithStream:delegate:`), failable as in OpenTok so
+    /// the guides' `subscriber = OTSubscriber(stream: stream, delegate: self)` followed
+    /// by `subscriber!` (or `if let`) compiles. Nil when the stream's session is gone (it
+    /// can no longer be subscribed anywhere). Subscribe it with `OTSession.subscribe`.
+    public init?(stream: OTStream, delegate: (any OTSubscriberKitDelegate)?) {
+        guard stream.session != nil else { return nil }
         self.stream = stream
         self.delegate = delegate
     }
@@ -116,7 +121,7 @@ public class OTSubscriberKit: @unchecked Sendable {
 
     func attach(to session: OTSession) { lock.withLock { storedSession = session } }
 
-    /// The router set up the leg: start receiving, then `subscriberDidConnectToStream`. Work queue.
+    /// The router set up the leg: start receiving, then `subscriberDidConnect(toStream:)`. Work queue.
     func subscribed(_ reply: SubscribedReply, requested: SubscribeRequest, in session: OTSession) {
         lock.withLock {
             subscriberId = reply.subscriberId
@@ -132,7 +137,7 @@ public class OTSubscriberKit: @unchecked Sendable {
         }
         session.log.add("subscribed to \(stream.streamId) as \(reply.subscriberId)")
         session.onApiQueue {
-            self.delegate?.subscriberDidConnectToStream(self)
+            self.delegate?.subscriberDidConnect(toStream: self)
             self.resolveSubscribeWaiters(nil)
         }
     }
@@ -200,13 +205,13 @@ public class OTSubscriberKit: @unchecked Sendable {
     /// The stream's path dropped (reported once until it comes back). Work queue.
     func reportDisconnected() {
         guard let session, lock.withLock({ () -> Bool in defer { interrupted = true }; return !interrupted }) else { return }
-        session.onApiQueue { self.delegate?.subscriberDidDisconnectFromStream(self) }
+        session.onApiQueue { self.delegate?.subscriberDidDisconnect(fromStream: self) }
     }
 
     /// The stream's path is back. Work queue.
     func reportReconnected() {
         guard let session, lock.withLock({ () -> Bool in defer { interrupted = false }; return interrupted }) else { return }
-        session.onApiQueue { self.delegate?.subscriberDidReconnectToStream(self) }
+        session.onApiQueue { self.delegate?.subscriberDidReconnect(toStream: self) }
     }
 
     /// Video stopped or resumed for `reason`.
@@ -278,9 +283,6 @@ public class OTSubscriberKit: @unchecked Sendable {
     }
 }
 
-/// A subscriber (`OTSubscriber`). On iOS it adds a view; here it is the kit itself
-/// (render frames through `videoRender`).
-public final class OTSubscriber: OTSubscriberKit, @unchecked Sendable {}
 
 /// The audio switch, level and renderer shared by a subscriber and its sink (playout thread).
 final class SubscriberAudioControl: Sendable {

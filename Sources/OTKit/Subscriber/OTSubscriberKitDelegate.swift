@@ -12,16 +12,21 @@ public enum OTSubscriberVideoEventReason: Int32, Sendable {
 }
 
 /// What a subscriber tells its app (`OTSubscriberKitDelegate`), on the session's
-/// `apiQueue`. Methods have empty defaults.
+/// `apiQueue`, under the Swift names the OpenTok guides use
+/// (`subscriberDidConnect(toStream:)`, `subscriberDidDisconnect(fromStream:)`,
+/// `subscriberDidReconnect(toStream:)`). `subscriberDidConnect(toStream:)` and
+/// `subscriber(_:didFailWithError:)` are required, as in OpenTok's header (a misspelling
+/// does not compile); the others are optional, with empty defaults (a misspelt optional
+/// method compiles and is never called).
 public protocol OTSubscriberKitDelegate: AnyObject {
-    /// Media is set up; frames follow.
-    func subscriberDidConnectToStream(_ subscriber: OTSubscriberKit)
-    /// Subscribing failed; the subscriber is detached.
+    /// Required. Media is set up; frames follow.
+    func subscriberDidConnect(toStream subscriber: OTSubscriberKit)
+    /// Required. Subscribing failed; the subscriber is detached.
     func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError)
     /// The stream's path dropped (our own network, or the publisher's): media paused.
-    func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit)
+    func subscriberDidDisconnect(fromStream subscriber: OTSubscriberKit)
     /// The stream's path came back.
-    func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit)
+    func subscriberDidReconnect(toStream subscriber: OTSubscriberKit)
     /// A video frame was decoded (once per frame).
     func subscriberVideoDataReceived(_ subscriber: OTSubscriberKit)
     /// Video stopped.
@@ -34,14 +39,28 @@ public protocol OTSubscriberKitDelegate: AnyObject {
     /// The danger announced by `subscriberVideoDisableWarning` passed without video being
     /// turned off.
     func subscriberVideoDisableWarningLifted(_ subscriber: OTSubscriberKit)
+    /// Deprecated (not marked, so OTKit's forwarding builds without warnings): OTKit's
+    /// old name of `subscriberDidDisconnect(fromStream:)`, still called by that method's
+    /// default for apps written against it. Implement the reference name instead.
+    func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit)
+    /// Deprecated (not marked, as above): OTKit's old name of
+    /// `subscriberDidReconnect(toStream:)`, still called by that method's default.
+    func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit)
 }
 
-/// Empty defaults.
+/// Defaults for the optional methods: empty, except that the reference names forward to
+/// the deprecated OTKit names, so an app implementing either form is called (the old
+/// `subscriberDidConnectToStream(_:)` is gone: `subscriberDidConnect(toStream:)` is
+/// required, so an app with only the old name fails to compile instead of going deaf).
 extension OTSubscriberKitDelegate {
-    /// Does nothing.
-    public func subscriberDidConnectToStream(_ subscriber: OTSubscriberKit) {}
-    /// Does nothing.
-    public func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) {}
+    /// Calls the deprecated `subscriberDidDisconnectFromStream(_:)` (empty by default).
+    public func subscriberDidDisconnect(fromStream subscriber: OTSubscriberKit) {
+        subscriberDidDisconnectFromStream(subscriber)
+    }
+    /// Calls the deprecated `subscriberDidReconnectToStream(_:)` (empty by default).
+    public func subscriberDidReconnect(toStream subscriber: OTSubscriberKit) {
+        subscriberDidReconnectToStream(subscriber)
+    }
     /// Does nothing.
     public func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit) {}
     /// Does nothing.

@@ -273,6 +273,11 @@ extension SessionHub {
                 }
             }
             if let video = change.hasVideo { session.streams[change.streamId]!.wire.hasVideo = video }
+            // A new encoded size (range-checked as it decoded): later joiners see it too.
+            if let width = change.videoWidth, let height = change.videoHeight {
+                session.streams[change.streamId]!.wire.videoWidth = width
+                session.streams[change.streamId]!.wire.videoHeight = height
+            }
             broadcast(.streamChanged(change), in: session, except: connectionId)
             reply(.ok)
         case .forceMuteAll(let excluded):

@@ -143,7 +143,8 @@ public struct SignalRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// The `streamChanged` request / event: a stream's audio or video was toggled.
+/// The `streamChanged` request / event: a stream's audio or video was toggled, or its
+/// encoded picture size changed (OpenTok's `videoDimensions` change).
 public struct StreamChange: Codable, Sendable, Equatable {
     /// The stream.
     public var streamId: String
@@ -151,12 +152,18 @@ public struct StreamChange: Codable, Sendable, Equatable {
     public var hasAudio: Bool?
     /// The new hasVideo, nil if unchanged.
     public var hasVideo: Bool?
+    /// The new encoded width, pixels (0...16384), nil if unchanged; sent with `videoHeight`.
+    public var videoWidth: Int?
+    /// The new encoded height, pixels (0...16384), nil if unchanged.
+    public var videoHeight: Int?
 
-    /// A change with every field given.
-    public init(streamId: String, hasAudio: Bool?, hasVideo: Bool?) {
+    /// A change with every field given (sizes nil: unchanged).
+    public init(streamId: String, hasAudio: Bool?, hasVideo: Bool?, videoWidth: Int? = nil, videoHeight: Int? = nil) {
         self.streamId = streamId
         self.hasAudio = hasAudio
         self.hasVideo = hasVideo
+        self.videoWidth = videoWidth
+        self.videoHeight = videoHeight
     }
 }
 

@@ -18,6 +18,9 @@ public enum ClientMessageLimits {
         case .publish(let request):
             try dimension(request.videoWidth, "publish.videoWidth")
             try dimension(request.videoHeight, "publish.videoHeight")
+        case .streamChanged(let change):
+            if let width = change.videoWidth { try dimension(width, "streamChanged.videoWidth") }
+            if let height = change.videoHeight { try dimension(height, "streamChanged.videoHeight") }
         case .subscriberPreferences(let preferences):
             if let width = preferences.preferredWidth { try dimension(width, "subscriberPreferences.preferredWidth") }
             if let height = preferences.preferredHeight { try dimension(height, "subscriberPreferences.preferredHeight") }

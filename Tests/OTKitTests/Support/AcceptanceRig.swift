@@ -49,7 +49,7 @@ final class AcceptanceRig {
                    sourceLocation: SourceLocation = #_sourceLocation) throws -> (subscriber: OTSubscriber, render: FrameNumberRender) {
         #expect(participant.recorder.wait { $0.contains("streamCreated \(streamId)") }, sourceLocation: sourceLocation)
         let stream = try #require(participant.session.streams[streamId], sourceLocation: sourceLocation)
-        let subscriber = OTSubscriber(stream: stream, delegate: participant.recorder)
+        let subscriber = try #require(OTSubscriber(stream: stream, delegate: participant.recorder))
         let render = FrameNumberRender()
         subscriber.videoRender = render
         configure?(subscriber)

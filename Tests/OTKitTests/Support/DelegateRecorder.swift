@@ -65,10 +65,10 @@ final class DelegateRecorder: OTSessionDelegate, OTPublisherKitDelegate, OTSubsc
     func publisherVideoDisableWarning(_ publisher: OTPublisherKit) { record("publisher videoDisableWarning") }
     func publisherVideoDisableWarningLifted(_ publisher: OTPublisherKit) { record("publisher videoDisableWarningLifted") }
 
-    func subscriberDidConnectToStream(_ subscriber: OTSubscriberKit) { record("subscriber connected") }
+    func subscriberDidConnect(toStream subscriber: OTSubscriberKit) { record("subscriber connected") }
     func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) { record("subscriber didFail \(error.code)", error: error) }
-    func subscriberDidDisconnectFromStream(_ subscriber: OTSubscriberKit) { record("subscriber disconnected") }
-    func subscriberDidReconnectToStream(_ subscriber: OTSubscriberKit) { record("subscriber reconnected") }
+    func subscriberDidDisconnect(fromStream subscriber: OTSubscriberKit) { record("subscriber disconnected") }
+    func subscriberDidReconnect(toStream subscriber: OTSubscriberKit) { record("subscriber reconnected") }
     func subscriberVideoDisabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) { record("subscriber videoDisabled \(reason.rawValue)") }
     func subscriberVideoEnabled(_ subscriber: OTSubscriberKit, reason: OTSubscriberVideoEventReason) { record("subscriber videoEnabled \(reason.rawValue)") }
     func subscriberVideoDisableWarning(_ subscriber: OTSubscriberKit) { record("subscriber videoDisableWarning") }

@@ -28,7 +28,7 @@ struct SessionTestKit {
     /// land on `recorder`'s queue. Not connected yet.
     func makeSession(_ router: Router, _ sessionId: String, _ recorder: DelegateRecorder, via cut: CutPath? = nil,
                      heartbeatTimeout: Double = 3, sourceLocation: SourceLocation = #_sourceLocation) throws -> OTSession {
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.routerURL = cut?.routerURL ?? router.baseURL
         settings.heartbeatTimeout = heartbeatTimeout
         if let media = cut?.proxies { settings.mediaAddressRewrite = { host, port in media.route(host, port) } }
@@ -74,7 +74,7 @@ struct SessionTestKit {
     /// Subscribes to `stream` with a FrameNumberRender and expects "subscriber connected".
     func subscribeReadingFrameNumbers(_ session: OTSession, _ recorder: DelegateRecorder, _ stream: OTStream,
                                       sourceLocation: SourceLocation = #_sourceLocation) throws -> (subscriber: OTSubscriber, render: FrameNumberRender) {
-        let subscriber = OTSubscriber(stream: stream, delegate: recorder)
+        let subscriber = try #require(OTSubscriber(stream: stream, delegate: recorder))
         let render = FrameNumberRender()
         subscriber.videoRender = render
         try session.subscribe(subscriber)
