@@ -14,13 +14,16 @@ extension OTSession {
     /// While reconnecting the signal is queued and sent exactly once after the session
     /// resumes; with `retryAfterReconnect` false it is not queued: OpenTok drops such a
     /// signal, OTKit throws 1550 `unableToSendSignal` instead so the app knows it was
-    /// not sent. Signals queued when the session then fails are dropped.
+    /// not sent. Signals queued when the session then fails are dropped. A signal sent
+    /// just before the path was found lost, whose delivery the router had not confirmed,
+    /// is sent once more after the resume (with `retryAfterReconnect`); it carries its
+    /// id, so the router delivers it only if the first copy never reached it.
     public func signal(type: String?, string: String?, connection: OTConnection? = nil,
                        retryAfterReconnect: Bool = true) throws(OTError) {
         let type = type ?? ""
         let data = string ?? ""
         try SignalValidation.validate(type: type, data: data)
-        let request = SignalRequest(type: type, data: data, to: connection?.connectionId)
+        var request = SignalRequest(type: type, data: data, to: connection?.connectionId)
         let queued = try lock.withTypedLock { () throws(OTError) -> Bool in
             switch state.status {
             case .connected, .reconnecting: break
@@ -32,25 +35,43 @@ extension OTSession {
             if let target = connection?.connectionId, target != state.connection?.connectionId, state.connections[target] == nil {
                 throw OTError(.unableToSendSignal, "connection \(target) is not in the session")
             }
-            guard state.status == .reconnecting else { return false }
-            guard retryAfterReconnect else {
+            if state.status == .reconnecting, !retryAfterReconnect {
                 throw OTError(.unableToSendSignal, "the session is reconnecting and retryAfterReconnect is false: not sent")
             }
-            state.queuedSignals.append(request)
+            state.lastSignalId += 1
+            request.id = state.lastSignalId
+            guard state.status == .reconnecting else { return false }
+            state.queuedSignals.append(QueuedSignal(request: request, retryAfterReconnect: true, isResend: false))
             return true
         }
         if queued { log.add("signal queued until reconnected"); return }
-        work.async {
-            guard let channel = self.channel, channel.isOpen else {
-                // The path dropped between the check and now: queue like a reconnecting send.
-                if retryAfterReconnect { self.lock.withLock { self.state.queuedSignals.append(request) } }
+        let signal = QueuedSignal(request: request, retryAfterReconnect: retryAfterReconnect, isResend: false)
+        work.async { self.transmitSignal(signal) }
+    }
+
+    /// Sends a signal on the current channel. Work queue only. If the path is down, or is
+    /// lost before the router confirms it (the channel answers 1022), it waits for the
+    /// resume (`retryAfterReconnect`), at most once for a signal that was already sent:
+    /// the router drops a copy whose id it delivered.
+    func transmitSignal(_ signal: QueuedSignal) {
+        guard let channel, channel.isOpen else {
+            // The path dropped between the check and now: queue like a reconnecting send.
+            if signal.retryAfterReconnect { lock.withLock { state.queuedSignals.append(signal) } }
+            return
+        }
+        channel.request(.signal(signal.request)) { [weak self] reply in
+            guard let self, case .error(let error) = reply else { return }
+            guard error.code == Int(OTSessionErrorCode.connectionDropped.rawValue) else {
+                self.deliver(.didFail(OTError(sessionCode: error.code, error.message)))
                 return
             }
-            channel.request(.signal(request)) { reply in
-                if case .error(let error) = reply, error.code != Int(OTSessionErrorCode.connectionDropped.rawValue) {
-                    self.deliver(.didFail(OTError(sessionCode: error.code, error.message)))
-                }
+            // Unconfirmed when the path was lost: it may or may not have reached the router.
+            guard signal.retryAfterReconnect, !signal.isResend else {
+                self.log.add("signal \(signal.request.id ?? 0) unconfirmed when the path was lost; not sent again")
+                return
             }
+            self.lock.withLock { self.state.queuedSignals.append(QueuedSignal(request: signal.request, retryAfterReconnect: true, isResend: true)) }
+            self.log.add("signal \(signal.request.id ?? 0) unconfirmed when the path was lost; sent again after the resume")
         }
     }
 
@@ -98,4 +119,14 @@ extension OTSession {
         for subscriber in subscribers { lines += subscriber.statsLines() }
         return lines
     }
+}
+
+/// A signal waiting for the session to resume.
+struct QueuedSignal: Sendable {
+    /// What goes on the wire (with its id).
+    var request: SignalRequest
+    /// Whether it may be sent after a reconnection (`retryAfterReconnect`).
+    var retryAfterReconnect: Bool
+    /// It was sent once already (its delivery unconfirmed): this is its one resend.
+    var isResend: Bool
 }
