@@ -66,9 +66,10 @@ struct ResumeReplayTests {
         let archiveId = try #require(archive.body["id"] as? String)
         try sessionB.forceMuteAll()
         #expect(b.wait { $0.contains("muteForced true") })
-        #expect(Date().timeIntervalSince(cutStarted) < Self.cutSeconds, "everything happened while A was cut off")
-        #expect(!a.calls.contains("didReconnect"))
+        // The cut lasts 5 s, or until all of that is done if it took longer (a loaded machine),
+        // so everything above happens while A is cut off.
         Thread.sleep(forTimeInterval: max(0, Self.cutSeconds - Date().timeIntervalSince(cutStarted)))
+        #expect(!a.calls.contains("didReconnect"))
         cut.setCut(false)
 
         let missed = ["signal toA from \(idB): 1", "signal toA from \(idB): 2", "signal toA from \(idB): 3",

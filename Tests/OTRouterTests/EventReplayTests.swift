@@ -214,6 +214,20 @@ import Testing
         #expect(a.events.count == 2)
     }
 
+    @Test func theCapsAreReadFromTheConfigurationFileAndChecked() throws {
+        #expect(RouterLimits().missedEventsPerConnection == 1000 && RouterLimits().missedEventBytesPerConnection == 1 << 20)
+        let path = NSTemporaryDirectory() + "otkit-missed-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let environment = ["OTKIT_API_KEY": "k", "OTKIT_API_SECRET": "s"]
+        try #"{"limits": {"missedEventsPerConnection": 7, "missedEventBytesPerConnection": 20000}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let limits = try RouterConfiguration.load(file: path, environment: environment).limits
+        #expect(limits.missedEventsPerConnection == 7 && limits.missedEventBytesPerConnection == 20000)
+        for bad in [#"{"limits": {"missedEventsPerConnection": 0}}"#, #"{"limits": {"missedEventBytesPerConnection": 100}}"#] {
+            try bad.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: RouterConfigurationError.self) { try RouterConfiguration.load(file: path, environment: environment) }
+        }
+    }
+
     @Test func numbersAreRangeChecked() throws {
         for text in [#"{"type":"ack","requestId":1,"body":{"eventSeq":-1}}"#,
                      #"{"type":"signal","requestId":1,"body":{"type":"t","data":"d","id":0}}"#,
