@@ -174,7 +174,10 @@ extension OTSession {
         for subscriber in subscribers { subscriber.reportReconnected() }
         let replayed = max(0, reply.replayedEvents ?? 0)
         if replayed == 0 { reconcile(with: reply) } else { pendingReconciliation = (reply, replayed) }
-        for signal in queued.sorted(by: { ($0.request.id ?? 0) < ($1.request.id ?? 0) }) { transmitSignal(signal) }
+        // Those sent once and unconfirmed first (by id: the order they were first sent),
+        // then those never sent, in the order they were made.
+        let resends = queued.filter { $0.request.id != nil }.sorted { ($0.request.id ?? 0) < ($1.request.id ?? 0) }
+        for signal in resends + queued.filter({ $0.request.id == nil }) { transmitSignal(signal) }
         // Preferences set while the path was down never reached the router: say them again.
         for subscriber in subscribers { subscriber.resendPreferences() }
         log.add("resumed; \(replayed) missed events follow; \(queued.count) queued signals sent")

@@ -23,7 +23,7 @@ extension OTSession {
         let type = type ?? ""
         let data = string ?? ""
         try SignalValidation.validate(type: type, data: data)
-        var request = SignalRequest(type: type, data: data, to: connection?.connectionId)
+        let request = SignalRequest(type: type, data: data, to: connection?.connectionId)
         let queued = try lock.withTypedLock { () throws(OTError) -> Bool in
             switch state.status {
             case .connected, .reconnecting: break
@@ -38,8 +38,6 @@ extension OTSession {
             if state.status == .reconnecting, !retryAfterReconnect {
                 throw OTError(.unableToSendSignal, "the session is reconnecting and retryAfterReconnect is false: not sent")
             }
-            state.lastSignalId += 1
-            request.id = state.lastSignalId
             guard state.status == .reconnecting else { return false }
             state.queuedSignals.append(QueuedSignal(request: request, retryAfterReconnect: true, isResend: false))
             return true
@@ -49,15 +47,23 @@ extension OTSession {
         work.async { self.transmitSignal(signal) }
     }
 
-    /// Sends a signal on the current channel. Work queue only. If the path is down, or is
-    /// lost before the router confirms it (the channel answers 1022), it waits for the
-    /// resume (`retryAfterReconnect`), at most once for a signal that was already sent:
-    /// the router drops a copy whose id it delivered.
+    /// Sends a signal on the current channel. Work queue only. A signal gets its id when
+    /// it is first sent, so ids rise in the order the router receives them (it drops an
+    /// id at or below the last it delivered). If the path is down, or is lost before the
+    /// router confirms it (the channel answers 1022), it waits for the resume
+    /// (`retryAfterReconnect`), at most once for a signal that was already sent.
     func transmitSignal(_ signal: QueuedSignal) {
         guard let channel, channel.isOpen else {
             // The path dropped between the check and now: queue like a reconnecting send.
             if signal.retryAfterReconnect { lock.withLock { state.queuedSignals.append(signal) } }
             return
+        }
+        var signal = signal
+        if signal.request.id == nil {
+            signal.request.id = lock.withLock { () -> Int in
+                state.lastSignalId += 1
+                return state.lastSignalId
+            }
         }
         channel.request(.signal(signal.request)) { [weak self] reply in
             guard let self, case .error(let error) = reply else { return }
@@ -123,7 +129,7 @@ extension OTSession {
 
 /// A signal waiting for the session to resume.
 struct QueuedSignal: Sendable {
-    /// What goes on the wire (with its id).
+    /// What goes on the wire (its id set once first sent).
     var request: SignalRequest
     /// Whether it may be sent after a reconnection (`retryAfterReconnect`).
     var retryAfterReconnect: Bool
