@@ -111,4 +111,21 @@ struct ResumeReconcileTests {
         #expect(!recorder.calls.contains { $0.hasPrefix("didFail") })
         session.disconnect()
     }
+
+    /// The router drops a signal whose id is at or below the last it delivered, so ids must
+    /// rise in the order signals reach it, even when the app signals from several threads.
+    @Test func signalIdsRiseInTheOrderTheRouterReceivesThem() throws {
+        let router = ScriptedRouter()
+        let recorder = DelegateRecorder()
+        let session = try makeSession(router, recorder)
+        try session.connect(withToken: "T1==token")
+        #expect(recorder.wait { $0.contains("didConnect") })
+        DispatchQueue.concurrentPerform(iterations: 16) { thread in
+            for n in 0..<250 { try? session.signal(type: "t\(thread)", string: "\(n)") }
+        }
+        #expect(recorder.wait { _ in router.signalsReceived().count == 4000 })
+        let ids = router.signalsReceived().compactMap(\.id)
+        #expect(ids == Array(1...4000), "one id each, rising in arrival order")
+        session.disconnect()
+    }
 }
