@@ -39,12 +39,14 @@ import Testing
         #expect(h.request(b, signal("toAll1")) == .ok)
         let (c, cReply) = try h.join()
         let stream = try h.publish(c).stream
+        let change = StreamChange(streamId: stream.streamId, hasAudio: false, hasVideo: nil)
+        #expect(h.request(c, .streamChanged(change)) == .ok)
         #expect(h.request(c, .disconnect) == .ok)
         let archive = h.http("POST", h.projectPath + "/archive", body: #"{"sessionId":"\#(h.sessionId)","name":"away"}"#)
         #expect(archive.status == 200, "\(archive.text)")
         #expect(h.request(b, .forceMuteAll(excludedStreamIds: [])) == .ok)
         return [.signal(type: "toA1", data: "toA1", from: idB), .signal(type: "toAll1", data: "toAll1", from: idB),
-                .connectionCreated(cReply.connection), .streamCreated(stream),
+                .connectionCreated(cReply.connection), .streamCreated(stream), .streamChanged(change),
                 .streamDestroyed(streamId: stream.streamId, reason: "clientDisconnected"),
                 .connectionDestroyed(connectionId: cReply.connection.connectionId, reason: "clientDisconnected"),
                 .archiveStarted(WireArchive(id: archive.object["id"] as? String ?? "?", name: "away")),
@@ -212,6 +214,21 @@ import Testing
         Thread.sleep(forTimeInterval: 1.1)
         #expect(h.request(b, Self.signal("two", id: 2)) == .ok)
         #expect(a.events.count == 2)
+    }
+
+    @Test func aLogEndsWithItsConnection() throws {
+        let h = try Harness(grace: 0.3)
+        let (a, ra) = try Self.joinAcknowledging(h)
+        let (b, _) = try h.join()
+        let id = ra.connection.connectionId
+        h.service.webSocketClosed(a)
+        #expect(h.request(b, Self.signal("s", to: id)) == .ok)
+        #expect(h.service.hub.perform { h.service.hub.eventLogs[id]?.count } == 2)
+        #expect(eventually { b.events.contains(.connectionDestroyed(connectionId: id, reason: "networkDisconnected")) })
+        #expect(h.service.hub.perform { h.service.hub.eventLogs.isEmpty }, "the grace ended: nothing kept for it")
+        let (c, rc) = try Self.joinAcknowledging(h)
+        #expect(h.request(c, .disconnect) == .ok)
+        #expect(h.service.hub.perform { h.service.hub.eventLogs[rc.connection.connectionId] } == nil, "a disconnect frees it too")
     }
 
     @Test func theCapsAreReadFromTheConfigurationFileAndChecked() throws {
