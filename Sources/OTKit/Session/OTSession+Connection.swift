@@ -24,7 +24,7 @@ extension OTSession {
                 self.connectFailed(OTError(.connectionTimeout, "the router did not answer within \(limit) s"))
             }
         }
-        channel.onEvent = { [weak self] message in self?.handle(message) }
+        channel.onEvent = { [weak self, weak channel] message, seq in self?.received(message, seq: seq, on: channel) }
         channel.onMalformed = { [weak self] text in self?.log.add("dropped a router message: \(text)") }
         channel.onLost = { [weak self] reason in self?.channelLost(reason: reason, resume: resume) }
         do { try channel.open(url: url, allowSelfSigned: settings.allowSelfSignedCertificates, factory: settings.transportFactory) } catch {
@@ -34,12 +34,18 @@ extension OTSession {
 
     private func channelOpened(_ channel: SignalingChannel, resume: Bool, answered: Box<Bool>) {
         let (token, connectionId, secret) = lock.withLock { (state.token ?? "", state.connection?.connectionId, state.resumeSecret) }
-        let request = ConnectRequest(apiKey: apiKey, token: token,
-                                     resumeConnectionId: resume ? connectionId : nil, resumeSecret: resume ? secret : nil)
+        if !resume { lastEventSeq = 0 }  // a new connection: the router numbers its events afresh for it
+        let handled = lastEventSeq
+        // eventSeq says this client acknowledges events, so the router keeps what it has not
+        // acknowledged and, on resume, sends again what followed `handled`.
+        let request = ConnectRequest(apiKey: apiKey, token: token, resumeConnectionId: resume ? connectionId : nil,
+                                     resumeSecret: resume ? secret : nil, eventSeq: handled)
         channel.request(.connect(request)) { [weak self] reply in
             answered.value = true
             guard let self else { return }
-            if case .connected = reply { channel.startHeartbeat(interval: self.settings.heartbeatInterval, timeout: self.settings.heartbeatTimeout) }
+            if case .connected = reply {
+                channel.startHeartbeat(interval: self.settings.heartbeatInterval, timeout: self.settings.heartbeatTimeout, acknowledged: handled)
+            }
             switch reply {
             case .connected(let connected):
                 if resume { self.resumed(connected) } else { self.connected(connected) }
@@ -75,7 +81,10 @@ extension OTSession {
             for connection in others { deliver(.connectionCreated(connection)) }
         }
         for wire in reply.streams where wire.connectionId != own.connectionId { addStream(wire) }
-        if let archive = reply.archive { deliver(.archiveStarted(id: archive.id, name: archive.name.isEmpty ? nil : archive.name)) }
+        if let archive = reply.archive {
+            lock.withLock { state.activeArchiveId = archive.id }
+            deliver(.archiveStarted(id: archive.id, name: archive.name.isEmpty ? nil : archive.name))
+        }
         startStatsTimer()
         resolveConnectWaiters(nil)
     }
@@ -139,17 +148,22 @@ extension OTSession {
         }
     }
 
+    /// Back with the same connection: `sessionDidReconnect`, then the events missed while
+    /// away as the router replays them after this reply (in the order they happened, so
+    /// signals others sent meanwhile arrive now, as the reference says), then a check of
+    /// the state against the reply (`reconcile`). Signals queued or unconfirmed are sent
+    /// (in the order they were made).
     private func resumed(_ reply: ConnectedReply) {
-        let (proceed, queued, subscribers, oldStreams) = lock.withLock { () -> (Bool, [QueuedSignal], [OTSubscriberKit], [String: OTStream]) in
+        let (proceed, queued, subscribers) = lock.withLock { () -> (Bool, [QueuedSignal], [OTSubscriberKit]) in
             guard state.status == .reconnecting, reply.connection.connectionId == state.connection?.connectionId else {
-                return (false, [], [], [:])
+                return (false, [], [])
             }
             state.status = .connected
             state.resumeSecret = reply.resumeSecret
             state.capabilities = OTSessionCapabilities(reply.capabilities)
             let queued = state.queuedSignals
             state.queuedSignals = []
-            return (true, queued, state.subscribers, state.streams)
+            return (true, queued, state.subscribers)
         }
         guard proceed else {
             giveUpReconnecting("the router resumed another connection")
@@ -158,15 +172,66 @@ extension OTSession {
         reconnectDeadline = nil
         deliver(.didReconnect)
         for subscriber in subscribers { subscriber.reportReconnected() }
-        // Streams that came or went while we were away.
-        let ownId = reply.connection.connectionId
-        let present = Set(reply.streams.map(\.streamId))
-        for (id, stream) in oldStreams where !present.contains(id) { removeStream(id, fallback: stream) }
-        for wire in reply.streams where wire.connectionId != ownId && oldStreams[wire.streamId] == nil { addStream(wire) }
-        if let channel { for signal in queued { send(signal, on: channel) } }
+        let replayed = max(0, reply.replayedEvents ?? 0)
+        if replayed == 0 { reconcile(with: reply) } else { pendingReconciliation = (reply, replayed) }
+        // Those sent once and unconfirmed first (by id: the order they were first sent),
+        // then those never sent, in the order they were made.
+        let resends = queued.filter { $0.request.id != nil }.sorted { ($0.request.id ?? 0) < ($1.request.id ?? 0) }
+        for signal in resends + queued.filter({ $0.request.id == nil }) { transmitSignal(signal) }
         // Preferences set while the path was down never reached the router: say them again.
         for subscriber in subscribers { subscriber.resendPreferences() }
-        log.add("resumed; \(queued.count) queued signals sent")
+        log.add("resumed; \(replayed) missed events follow; \(queued.count) queued signals sent")
+    }
+
+    /// One router event off the channel: handled once (an event numbered at or below the
+    /// last handled one is a copy), acknowledged, and counted toward a pending
+    /// reconciliation. Work queue only.
+    private func received(_ message: ServerMessage, seq: Int?, on channel: SignalingChannel?) {
+        if let seq, seq <= lastEventSeq {
+            log.add("dropped a copy of event \(seq)")
+        } else {
+            handle(message)
+            if let seq {
+                lastEventSeq = seq
+                channel?.eventHandled(seq)
+            }
+        }
+        if let pending = pendingReconciliation {
+            if pending.remaining <= 1 {
+                pendingReconciliation = nil
+                reconcile(with: pending.reply)
+            } else {
+                pendingReconciliation = (pending.reply, pending.remaining - 1)
+            }
+        }
+    }
+
+    /// Brings connections, streams, the archive and the session mute state in line with a
+    /// resume reply, firing the delegate calls for each difference in the order the router
+    /// would have sent them (streams gone, connections gone, connections new, streams new,
+    /// archive, mute). After a complete replay there is nothing to do; it matters when the
+    /// router replayed nothing. Work queue only.
+    func reconcile(with reply: ConnectedReply) {
+        let ownId = reply.connection.connectionId
+        let others = reply.connections.filter { $0.connectionId != ownId }
+        let (oldStreams, oldConnections, archiveId, muted) = lock.withLock {
+            (state.streams, state.connections, state.activeArchiveId, state.forceMuteAllActive)
+        }
+        let presentStreams = Set(reply.streams.map(\.streamId))
+        let presentConnections = Set(others.map(\.connectionId))
+        for (id, stream) in oldStreams.sorted(by: { $0.key < $1.key }) where !presentStreams.contains(id) {
+            removeStream(id, fallback: stream)
+        }
+        for (id, _) in oldConnections.sorted(by: { $0.key < $1.key }) where !presentConnections.contains(id) {
+            handle(.connectionDestroyed(connectionId: id, reason: "networkDisconnected"))
+        }
+        for wire in others where oldConnections[wire.connectionId] == nil { handle(.connectionCreated(wire)) }
+        for wire in reply.streams where wire.connectionId != ownId && oldStreams[wire.streamId] == nil { addStream(wire) }
+        if archiveId != reply.archive?.id {
+            if let archiveId { handle(.archiveStopped(archiveId: archiveId)) }
+            if let archive = reply.archive { handle(.archiveStarted(archive)) }
+        }
+        if muted != reply.forceMuteAll { handle(.muteForced(streamId: nil, active: reply.forceMuteAll)) }
     }
 
     func giveUpReconnecting(_ reason: String) {
@@ -191,6 +256,7 @@ extension OTSession {
         guard wasActive else { return }
         channel?.close()
         channel = nil
+        pendingReconciliation = nil
         statsTimer?.cancel()
         statsTimer = nil
         for subscriber in subscribers { subscriber.detach() }

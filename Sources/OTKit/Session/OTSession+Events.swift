@@ -48,8 +48,10 @@ extension OTSession {
                 deliver(.muteForced(OTMuteForcedInfo(active: active)))
             }
         case .archiveStarted(let archive):
+            lock.withLock { state.activeArchiveId = archive.id }
             deliver(.archiveStarted(id: archive.id, name: archive.name.isEmpty ? nil : archive.name))
         case .archiveStopped(let id):
+            lock.withLock { if state.activeArchiveId == id { state.activeArchiveId = nil } }
             deliver(.archiveStopped(id: id))
         case .disconnected(let reason, let code):
             log.add("the router disconnected us: \(reason)")

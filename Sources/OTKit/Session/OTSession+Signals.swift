@@ -14,10 +14,14 @@ extension OTSession {
     /// While reconnecting the signal is queued and sent exactly once after the session
     /// resumes; with `retryAfterReconnect` false it is silently not sent, as in OpenTok
     /// (logged, and told to `notices` as `.signalNotSent`). Signals queued when the
-    /// session then fails are dropped. A refusal by the router (e.g. over the rate
-    /// limit) is not a session failure: it goes to `notices` (`.signalRefused`), never to
-    /// `session(_:didFailWithError:)`; use `signal(type:string:connection:retryAfterReconnect:completion:)`
-    /// or `sendSignal` to hear it for this signal.
+    /// session then fails are dropped. A signal sent just before the path was found
+    /// lost, whose delivery the router had not confirmed, is sent once more after the
+    /// resume (with `retryAfterReconnect`); it carries its id, so the router delivers it
+    /// only if the first copy never reached it. A refusal by the router (e.g. over the
+    /// rate limit) is not a session failure: it goes to `notices` (`.signalRefused`),
+    /// never to `session(_:didFailWithError:)`; use
+    /// `signal(type:string:connection:retryAfterReconnect:completion:)` or `sendSignal`
+    /// to hear it for this signal.
     public func signal(type: String?, string: String?, connection: OTConnection? = nil,
                        retryAfterReconnect: Bool = true) throws(OTError) {
         try signal(type: type, string: string, connection: connection, retryAfterReconnect: retryAfterReconnect, completion: nil)
@@ -48,7 +52,8 @@ extension OTSession {
             }
             guard state.status == .reconnecting else { return false }
             guard retryAfterReconnect else { return nil }
-            state.queuedSignals.append(QueuedSignal(request: request, completion: completion))
+            state.queuedSignals.append(QueuedSignal(request: request, completion: completion, retryAfterReconnect: true,
+                                                    isResend: false))
             return true
         }
         guard let queued else {
@@ -58,18 +63,9 @@ extension OTSession {
             return
         }
         if queued { log.add("signal queued until reconnected"); return }
-        work.async {
-            guard let channel = self.channel, channel.isOpen else {
-                // The path dropped between the check and now: queue like a reconnecting send.
-                if retryAfterReconnect {
-                    self.lock.withLock { self.state.queuedSignals.append(QueuedSignal(request: request, completion: completion)) }
-                } else {
-                    self.completeSignal(completion, OTError(.unableToSendSignal, "the session is reconnecting and retryAfterReconnect is false: not sent"))
-                }
-                return
-            }
-            self.send(QueuedSignal(request: request, completion: completion), on: channel)
-        }
+        let signal = QueuedSignal(request: request, completion: completion, retryAfterReconnect: retryAfterReconnect,
+                                  isResend: false)
+        work.async { self.transmitSignal(signal) }
     }
 
     /// Sends a signal and returns once the router accepted it; throws the synchronous
@@ -88,20 +84,53 @@ extension OTSession {
         }
     }
 
-    /// Hands a signal to the router; its answer goes to the signal's completion, and a
-    /// refusal (not a lost path) to `notices`. Work queue only.
-    func send(_ signal: QueuedSignal, on channel: SignalingChannel) {
-        let sent = channel.request(.signal(signal.request), answerOnClose: signal.completion != nil) { reply in
-            switch reply {
-            case .error(let error):
-                let refusal = OTError(sessionCode: error.code, error.message)
-                if error.code != Int(OTSessionErrorCode.connectionDropped.rawValue) && error.code != Int(OTSessionErrorCode.notConnected.rawValue) {
-                    self.notify(.signalRefused, refusal)
-                }
-                self.completeSignal(signal.completion, refusal)
-            default:
-                self.completeSignal(signal.completion, nil)
+    /// Sends a signal on the current channel; the router's answer goes to the signal's
+    /// completion, and a refusal (not a lost path) to `notices`. Work queue only. A
+    /// signal gets its id when it is first sent, so ids rise in the order the router
+    /// receives them (it drops an id at or below the last it delivered). If the path is
+    /// down, or is lost before the router confirms it (the channel answers 1022), it
+    /// waits for the resume (`retryAfterReconnect`), at most once for a signal that was
+    /// already sent.
+    func transmitSignal(_ signal: QueuedSignal) {
+        guard let channel, channel.isOpen else {
+            // The path dropped between the check and now: queue like a reconnecting send.
+            if signal.retryAfterReconnect {
+                lock.withLock { state.queuedSignals.append(signal) }
+            } else {
+                completeSignal(signal.completion,
+                               OTError(.unableToSendSignal, "the session is reconnecting and retryAfterReconnect is false: not sent"))
             }
+            return
+        }
+        var signal = signal
+        if signal.request.id == nil {
+            signal.request.id = lock.withLock { () -> Int in
+                state.lastSignalId += 1
+                return state.lastSignalId
+            }
+        }
+        let sent = channel.request(.signal(signal.request), answerOnClose: signal.completion != nil) { [weak self] reply in
+            guard let self else { return }
+            guard case .error(let error) = reply else {
+                self.completeSignal(signal.completion, nil)
+                return
+            }
+            let refusal = OTError(sessionCode: error.code, error.message)
+            guard error.code == Int(OTSessionErrorCode.connectionDropped.rawValue) else {
+                if error.code != Int(OTSessionErrorCode.notConnected.rawValue) { self.notify(.signalRefused, refusal) }
+                self.completeSignal(signal.completion, refusal)
+                return
+            }
+            // Unconfirmed when the path was lost: it may or may not have reached the router.
+            guard signal.retryAfterReconnect, !signal.isResend else {
+                self.log.add("signal \(signal.request.id ?? 0) unconfirmed when the path was lost; not sent again")
+                self.completeSignal(signal.completion, refusal)
+                return
+            }
+            var resend = signal
+            resend.isResend = true
+            self.lock.withLock { self.state.queuedSignals.append(resend) }
+            self.log.add("signal \(signal.request.id ?? 0) unconfirmed when the path was lost; sent again after the resume")
         }
         if !sent { completeSignal(signal.completion, OTError(.notConnected, "the session is not connected")) }
     }
@@ -146,10 +175,14 @@ extension OTSession {
     }
 }
 
-/// A signal waiting for the session to resume, with whoever wants its answer.
+/// A signal waiting to be sent (the session reconnecting), with whoever wants its answer.
 struct QueuedSignal: Sendable {
-    /// What goes to the router.
+    /// What goes on the wire (its id set once first sent).
     var request: SignalRequest
     /// Told the router's answer (nil: nobody asked).
     var completion: (@Sendable (OTError?) -> Void)?
+    /// Whether it may be sent after a reconnection (`retryAfterReconnect`).
+    var retryAfterReconnect: Bool
+    /// It was sent once already (its delivery unconfirmed): this is its one resend.
+    var isResend: Bool
 }

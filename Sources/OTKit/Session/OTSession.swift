@@ -36,6 +36,11 @@ public final class OTSession: @unchecked Sendable {
     // Work-queue only.
     var channel: SignalingChannel?
     var reconnectDeadline: Date?
+    /// The last router event handled (its `seq`), for acknowledgement and resume.
+    var lastEventSeq = 0
+    /// On resume: the reply to reconcile once its replayed events are handled, and how
+    /// many are still to come.
+    var pendingReconciliation: (reply: ConnectedReply, remaining: Int)?
     var statsTimer: DispatchSourceTimer?
     var connectWaiters: [CheckedContinuation<Void, any Error>] = []
 
@@ -52,6 +57,10 @@ public final class OTSession: @unchecked Sendable {
         var publisher: OTPublisherKit?
         var subscribers: [OTSubscriberKit] = []
         var queuedSignals: [QueuedSignal] = []
+        /// The last signal id given (`SignalRequest.id`; per connection).
+        var lastSignalId = 0
+        /// The archive recording now, as last heard (reconciled on resume).
+        var activeArchiveId: String?
         var forceMuteAllActive = false
         /// The router said the session is relayed (peer-to-peer media).
         var relayed = false

@@ -20,8 +20,16 @@ final class SignalingChannel: @unchecked Sendable {
     private var heartbeat: DispatchSourceTimer?
     private(set) var isOpen = false
     private(set) var isClosed = false
-    /// Router events (messages without a request id, or with one nobody awaits).
-    var onEvent: (ServerMessage) -> Void = { _ in }
+    /// Router events (messages without a request id), with their sequence number (nil
+    /// when the router numbered none).
+    var onEvent: (ServerMessage, Int?) -> Void = { _, _ in }
+    /// The last event sequence number the session handled, and the last acknowledged to
+    /// the router (`acknowledgeEvents`, sent instead of a ping when they differ).
+    private var handledEventSeq = 0
+    private var acknowledgedEventSeq = 0
+    /// Unacknowledged events that trigger an acknowledgement before the next heartbeat
+    /// (keeps the router's log short in a busy session).
+    static let acknowledgeEvery = 256
     /// The socket opened.
     var onOpen: () -> Void = {}
     /// The path was lost (socket closed, could not connect, heartbeat timeout); once.
@@ -65,10 +73,13 @@ final class SignalingChannel: @unchecked Sendable {
         return true
     }
 
-    /// Starts pinging every `interval` seconds and watching for `timeout` of silence.
-    func startHeartbeat(interval: Double, timeout: Double) {
+    /// Starts pinging every `interval` seconds and watching for `timeout` of silence;
+    /// events up to `acknowledged` are known to the router as handled.
+    func startHeartbeat(interval: Double, timeout: Double, acknowledged: Int = 0) {
         heartbeat?.cancel()
         lastHeard = Date()
+        handledEventSeq = max(handledEventSeq, acknowledged)
+        acknowledgedEventSeq = acknowledged
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in
@@ -77,10 +88,25 @@ final class SignalingChannel: @unchecked Sendable {
                 self.lost("no message from the router for \(timeout) s")
                 return
             }
-            self.request(.ping)
+            if !self.acknowledgeHandledEvents() { self.request(.ping) }
         }
         heartbeat = timer
         timer.resume()
+    }
+
+    /// The session handled event `seq`: acknowledged with the next heartbeat, or now when
+    /// `acknowledgeEvery` are waiting.
+    func eventHandled(_ seq: Int) {
+        handledEventSeq = max(handledEventSeq, seq)
+        if heartbeat != nil, handledEventSeq - acknowledgedEventSeq >= Self.acknowledgeEvery { acknowledgeHandledEvents() }
+    }
+
+    /// Sends `acknowledgeEvents` if events were handled since the last; true if it did.
+    @discardableResult
+    private func acknowledgeHandledEvents() -> Bool {
+        guard handledEventSeq > acknowledgedEventSeq else { return false }
+        acknowledgedEventSeq = handledEventSeq
+        return request(.acknowledgeEvents(through: handledEventSeq))
     }
 
     /// Closes the channel without reporting a loss; awaited replies are dropped.
@@ -110,8 +136,8 @@ final class SignalingChannel: @unchecked Sendable {
     private func received(_ text: String) {
         guard !isClosed else { return }
         lastHeard = Date()
-        let decoded: (message: ServerMessage, requestId: Int?)
-        do { decoded = try SignalingCodec.decodeServerMessage(text) } catch {
+        let decoded: (message: ServerMessage, requestId: Int?, eventSeq: Int?)
+        do { decoded = try SignalingCodec.decodeServerFrame(text) } catch {
             onMalformed(error.description)
             return
         }
@@ -121,7 +147,7 @@ final class SignalingChannel: @unchecked Sendable {
         }
         // A reply nobody waits for (pong, ok, a late error) is not an event.
         guard decoded.requestId == nil else { return }
-        onEvent(decoded.message)
+        onEvent(decoded.message, decoded.eventSeq)
     }
 
     private func lost(_ reason: String) {

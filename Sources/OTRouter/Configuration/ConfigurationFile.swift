@@ -31,10 +31,13 @@ enum ConfigurationFile {
         var signalsPerSecond: Int?
         var mediaSockets: Int?
         var idleSessionSeconds: Double?
+        var missedEventsPerConnection: Int?
+        var missedEventBytesPerConnection: Int?
     }
 
     static let knownLimitKeys: Set<String> = ["streamsPerConnection", "subscriptionsPerConnection", "connectionsPerAddress",
-                                              "signalsPerSecond", "mediaSockets", "idleSessionSeconds"]
+                                              "signalsPerSecond", "mediaSockets", "idleSessionSeconds",
+                                              "missedEventsPerConnection", "missedEventBytesPerConnection"]
 
     static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "projects", "reconnectGraceSeconds",
                                          "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel",
@@ -91,6 +94,8 @@ enum ConfigurationFile {
             if let value = limits.signalsPerSecond { target.signalsPerSecond = value }
             if let value = limits.mediaSockets { target.mediaSockets = value }
             if let value = limits.idleSessionSeconds { target.idleSessionSeconds = value }
+            if let value = limits.missedEventsPerConnection { target.missedEventsPerConnection = value }
+            if let value = limits.missedEventBytesPerConnection { target.missedEventBytesPerConnection = value }
             configuration.limits = target
         }
         if let level = model.logLevel {

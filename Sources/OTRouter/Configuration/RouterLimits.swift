@@ -26,6 +26,16 @@ public struct RouterLimits: Sendable, Equatable {
     /// removed (routed, manual archiving, nothing muted): their id stays valid and a later
     /// connect adopts it again.
     public var idleSessionSeconds: Double = 330
+    /// Events kept per connection for a resume: those sent while it waits out its
+    /// reconnection grace, and (for clients that acknowledge events, as OTKit does every
+    /// heartbeat) those sent but not yet acknowledged. Past this the oldest are dropped and
+    /// a resume that needed them is refused (1010; the client reports the session lost).
+    /// 1,000 covers a 30 s grace of a busy session (the signal rate limit lets 20 senders
+    /// fill it in a second only by flooding).
+    public var missedEventsPerConnection = 1000
+    /// The same bound in bytes of event text (a signal is up to 8 KiB): about 1 MiB per
+    /// connection at most; broadcast events share their text between connections.
+    public var missedEventBytesPerConnection = 1 << 20
 
     /// The defaults above.
     public init() {}
@@ -37,6 +47,10 @@ public struct RouterLimits: Sendable, Equatable {
         if connectionsPerAddress < 1 { return ("connectionsPerAddress", "must be at least 1") }
         if signalsPerSecond < 1 { return ("signalsPerSecond", "must be at least 1") }
         if mediaSockets < 1 { return ("mediaSockets", "must be at least 1") }
+        if missedEventsPerConnection < 1 { return ("missedEventsPerConnection", "must be at least 1") }
+        if missedEventBytesPerConnection < 16_384 {
+            return ("missedEventBytesPerConnection", "must be at least 16384 (two of the largest signals)")
+        }
         if !(idleSessionSeconds >= 0 && idleSessionSeconds <= 31_536_000) {
             return ("idleSessionSeconds", "must be between 0 and 31536000 (a year)")
         }

@@ -8,8 +8,8 @@ extension SessionHub {
     func deliverSignal(type: String, data: String, from: String?, to: String?, in session: SessionRecord) -> Bool {
         let message = ServerMessage.signal(type: type, data: data, from: from)
         if let to {
-            guard let target = session.connections[to] else { return false }
-            send(message, to: target.peer)  // a target in its reconnection grace misses it
+            guard session.connections[to] != nil else { return false }
+            sendEvent(message, to: to, in: session)  // kept for a target in its reconnection grace
         } else {
             broadcast(message, in: session)
         }
@@ -24,7 +24,7 @@ extension SessionHub {
         guard let stream = session.streams[streamId] else { return false }
         session.streams[streamId]!.muted = true
         if !session.relayed { media.setAudioMuted(streamId: streamId, true) }
-        send(.muteForced(streamId: streamId, active: true), to: session.connections[stream.wire.connectionId]?.peer)
+        sendEvent(.muteForced(streamId: streamId, active: true), to: stream.wire.connectionId, in: session)
         log.log(.info, "stream.muted", session: session.id, ["stream": streamId])
         return true
     }

@@ -49,6 +49,10 @@ final class SessionHub: @unchecked Sendable {
     var connectionsByAddress: [String: Int] = [:]
     /// Subscriber legs being opened outside the lock (they count toward the socket limit).
     var pendingLegs = 0
+    /// Events kept for a resume, by connection id (`SessionHub+EventLog`).
+    var eventLogs: [String: EventLog] = [:]
+    /// The last event sequence number given (router-wide).
+    var eventSeq = 0
 
     /// How many issue reports are kept (the oldest is dropped first).
     static let issueCapacity = 256
@@ -91,15 +95,24 @@ final class SessionHub: @unchecked Sendable {
         outbox.append(.send(peer, SignalingCodec.encode(message, requestId: requestId)))
     }
 
+    /// Queues already encoded text for `peer`.
+    func send(text: String, to peer: any WebSocketPeer) {
+        outbox.append(.send(peer, text))
+    }
+
     func close(_ peer: any WebSocketPeer, code: UInt16 = 1000, reason: String) {
         outbox.append(.close(peer, code, reason))
     }
 
-    /// Sends `message` to every connection of `session` with a socket, except `except`.
+    /// Sends the event `message` to every connection of `session` except `except`: one
+    /// text, numbered once, kept for those away or not yet acknowledging (`EventLog`).
     func broadcast(_ message: ServerMessage, in session: SessionRecord, except: String? = nil) {
-        let text = SignalingCodec.encode(message)
+        let seq = nextEventSeq()
+        let text = SignalingCodec.encode(message, eventSeq: seq)
         for id in session.connectionOrder where id != except {
-            if let peer = session.connections[id]?.peer { outbox.append(.send(peer, text)) }
+            guard let connection = session.connections[id] else { continue }
+            keep(text, seq: seq, for: id)
+            if let peer = connection.peer { outbox.append(.send(peer, text)) }
         }
     }
 
@@ -188,6 +201,7 @@ final class SessionHub: @unchecked Sendable {
         if session.connections.isEmpty { session.emptySince = .now }
         addressLeft(connection.address)
         detached[connectionId] = nil
+        eventLogs[connectionId] = nil
         if let peer = connection.peer { peers[peer.id]?.connectionId = nil }
         broadcast(.connectionDestroyed(connectionId: connectionId, reason: reason), in: session)
         log.log(.info, "connection.destroyed", session: sessionId, connection: connectionId, ["reason": reason])
@@ -210,6 +224,7 @@ final class SessionHub: @unchecked Sendable {
         session.connections[connectionId]!.peer = nil
         session.connections[connectionId]!.graceDeadline = .now + .milliseconds(Int64(configuration.reconnectGraceSeconds * 1000))
         detached[connectionId] = sessionId
+        if eventLogs[connectionId] == nil { eventLogs[connectionId] = EventLog() }  // what it misses from now on
         for streamId in session.connections[connectionId]!.streams {
             broadcast(.streamInterrupted(streamId: streamId), in: session, except: connectionId)
         }

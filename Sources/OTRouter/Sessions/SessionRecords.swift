@@ -29,6 +29,12 @@ struct ConnectionRecord {
     var pendingStreams = 0
     /// Its signal rate limit (`RouterLimits.signalsPerSecond`).
     var signalBudget = SignalBudget()
+    /// Its client acknowledges events (`ConnectRequest.eventSeq` was set): the router
+    /// keeps what it sends until acknowledged (`EventLog`).
+    var acknowledgesEvents = false
+    /// The highest signal id (`SignalRequest.id`) delivered from it: a signal with an id
+    /// at or below this is a resend of one already delivered and is dropped.
+    var lastSignalId = 0
 
     var wire: WireConnection { WireConnection(connectionId: id, creationTime: creationTime, data: data) }
 }

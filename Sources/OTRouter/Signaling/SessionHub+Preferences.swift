@@ -17,12 +17,12 @@ extension SessionHub {
     }
 
     /// Sends one audio-fallback decision to the connection that holds the subscription
-    /// (dropped if the subscription or its socket is gone). Takes the hub's lock once.
+    /// (dropped if the subscription is gone; kept for a resume if its socket is). Takes the hub's lock once.
     func subscriberQualityChanged(_ event: SubscriberQualityEvent) {
         perform {
             for session in sessions.values {
                 guard let subscription = session.subscriptions[event.subscriberId] else { continue }
-                send(.subscriberQuality(event), to: session.connections[subscription.connectionId]?.peer)
+                sendEvent(.subscriberQuality(event), to: subscription.connectionId, in: session)
                 log.log(.info, "subscriber.quality", session: session.id, connection: subscription.connectionId,
                         ["subscriber": event.subscriberId, "state": event.state])
                 return

@@ -41,7 +41,7 @@ extension SessionHub {
         guard limit != stream.encodingLimit else { return }
         session.streams[streamId]!.encodingLimit = limit
         let message = limit ?? EncodingPreferences(streamId: streamId, maxWidth: nil, maxHeight: nil, maxFrameRate: nil)
-        send(.encodingPreferences(message), to: session.connections[stream.wire.connectionId]?.peer)
+        sendEvent(.encodingPreferences(message), to: stream.wire.connectionId, in: session)
         log.log(.info, "stream.encodingLimit", session: session.id, connection: stream.wire.connectionId,
                 ["stream": streamId, "maxWidth": message.maxWidth.map(String.init) ?? "-",
                  "maxHeight": message.maxHeight.map(String.init) ?? "-",
@@ -52,7 +52,7 @@ extension SessionHub {
     /// subscription (`relayedReceiversRevoked`): its pipeline stops sending to them and
     /// refuses their RTCP, so a subscriber that unsubscribed or was disconnected does not
     /// keep the stream by keeping its keys. A publisher away in its reconnection grace
-    /// misses it; those receivers then drop out when their RTCP stops (5 s). Under the lock.
+    /// gets it when it resumes (`EventLog`). Under the lock.
     func revokeEndedReceivers(streamId: String, in session: inout SessionRecord) {
         guard session.relayed, let stream = session.streams[streamId], !stream.relayedReceivers.isEmpty else { return }
         let live = Set(session.subscriptions.values.lazy.filter { $0.streamId == streamId }.compactMap(\.relayedReceiverSSRC))
@@ -60,8 +60,8 @@ extension SessionHub {
         guard !ended.isEmpty else { return }
         session.streams[streamId]!.relayedReceivers = live
         session.streams[streamId]!.revokedReceivers.formUnion(ended)
-        send(.relayedReceiversRevoked(RelayedReceiversRevoked(streamId: streamId, receiverSSRCs: ended.sorted())),
-             to: session.connections[stream.wire.connectionId]?.peer)
+        sendEvent(.relayedReceiversRevoked(RelayedReceiversRevoked(streamId: streamId, receiverSSRCs: ended.sorted())),
+                  to: stream.wire.connectionId, in: session)
         log.log(.info, "stream.receiversRevoked", session: session.id, connection: stream.wire.connectionId,
                 ["stream": streamId, "count": String(ended.count)])
     }

@@ -18,7 +18,9 @@ import OTSignaling
 /// OpenTok's do). A force-muted stream stays muted at the SFU until its publisher
 /// announces `hasAudio: true` (the user unmuting, which OpenTok allows) or a moderator
 /// disables mute-all. A resume re-checks the token except its expiry (the resume secret
-/// proves the client).
+/// proves the client) and is followed by the events the client missed (`EventLog`). A
+/// signal whose `id` is at or below the highest id delivered from its connection is a
+/// resend after a resume: answered `ok`, not delivered again.
 extension SessionHub {
     // MARK: - Socket lifecycle
 
@@ -113,7 +115,8 @@ extension SessionHub {
         }
         defer { sessions[session.id] = session }
         if let resumeId = request.resumeConnectionId {
-            resume(resumeId, secret: request.resumeSecret ?? "", requestId: requestId, state: state, session: &session)
+            resume(resumeId, secret: request.resumeSecret ?? "", eventSeq: request.eventSeq, requestId: requestId, state: state,
+                   session: &session)
             return
         }
         func refuse(_ limit: RouterLimit, _ message: String) {
@@ -135,6 +138,8 @@ extension SessionHub {
                                           creationTime: Self.nowMilliseconds(), layoutClassList: grant.initialLayoutClassList,
                                           resumeSecret: Self.randomSecret(), peer: state.peer)
         connection.address = address
+        connection.acknowledgesEvents = request.eventSeq != nil
+        if connection.acknowledgesEvents { eventLogs[connection.id] = EventLog() }
         addressJoined(address)
         let reply = connectedReply(for: connection, in: session)
         session.connections[connection.id] = connection
@@ -163,14 +168,31 @@ extension SessionHub {
     }
 
     /// Re-attaches a connection to a new socket: the others see `streamResumed` for its
-    /// streams and nothing else. Unknown id or wrong secret → 1010 and close.
-    private func resume(_ connectionId: String, secret: String, requestId: Int, state: PeerState, session: inout SessionRecord) {
-        guard let connection = session.connections[connectionId],
-              Self.constantTimeEqual(Array(connection.resumeSecret.utf8), Array(secret.utf8)) else {
-            send(.error(ErrorReply(code: 1010, message: "connection \(connectionId) cannot be resumed: unknown, wrong secret, or its grace period ended")),
-                 requestId: requestId, to: state.peer)
+    /// streams and nothing else; the client gets `connected` and then the events it
+    /// missed after `eventSeq` (`SessionHub+EventLog`). Unknown id or wrong secret → 1010
+    /// and close; events missed past the log's room → 1010, close, and the connection
+    /// ends (`networkDisconnected`), as a resume would lose them.
+    private func resume(_ connectionId: String, secret: String, eventSeq: Int?, requestId: Int, state: PeerState,
+                        session: inout SessionRecord) {
+        func refuse(_ message: String) {
+            send(.error(ErrorReply(code: 1010, message: message)), requestId: requestId, to: state.peer)
             close(state.peer, code: 1008, reason: "resume refused")
             peers[state.peer.id] = nil
+        }
+        guard let connection = session.connections[connectionId],
+              Self.constantTimeEqual(Array(connection.resumeSecret.utf8), Array(secret.utf8)) else {
+            return refuse("connection \(connectionId) cannot be resumed: unknown, wrong secret, or its grace period ended")
+        }
+        guard let replay = eventsToReplay(for: connectionId, after: eventSeq, acknowledges: connection.acknowledgesEvents) else {
+            refuse("connection \(connectionId) cannot be resumed without losing events: \(droppedDescription(of: connectionId))")
+            log.log(.warning, "connection.eventsLost", session: session.id, connection: connectionId)
+            if let old = connection.peer {
+                peers[old.id] = nil
+                close(old, code: 1000, reason: "events lost")
+            }
+            sessions[session.id] = session
+            destroyConnection(connectionId, in: session.id, reason: "networkDisconnected")
+            session = sessions.removeValue(forKey: session.id)!
             return
         }
         let wasInterrupted = connection.peer == nil
@@ -182,14 +204,16 @@ extension SessionHub {
         session.connections[connectionId]!.graceDeadline = nil
         detached[connectionId] = nil
         peers[state.peer.id]?.connectionId = connectionId
-        send(.connected(connectedReply(for: session.connections[connectionId]!, in: session, ownStreams: true)),
-             requestId: requestId, to: state.peer)
+        var reply = connectedReply(for: session.connections[connectionId]!, in: session, ownStreams: true)
+        reply.replayedEvents = replay.count
+        send(.connected(reply), requestId: requestId, to: state.peer)
+        for text in replay { send(text: text, to: state.peer) }  // right after the reply, in order
         state.peer.markAuthenticated()
         if wasInterrupted {
             for streamId in connection.streams { broadcast(.streamResumed(streamId: streamId), in: session, except: connectionId) }
         }
         if session.relayed { resendEncodingLimits(of: connectionId, in: session) }
-        log.log(.info, "connection.resumed", session: session.id, connection: connectionId)
+        log.log(.info, "connection.resumed", session: session.id, connection: connectionId, ["replayed": String(replay.count)])
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -213,6 +237,9 @@ extension SessionHub {
             fail(1011, "already connected as \(connectionId)")
         case .ping:
             reply(.pong)
+        case .acknowledgeEvents(let through):
+            acknowledgeEvents(through: through, of: connectionId)
+            reply(.ok)
         case .publish(let request):
             guard me.role.canPublish else { return fail(1500, "unable to publish: the token's role \(me.role.rawValue) cannot publish") }
             publish(request, me: me, session: &session, requestId: requestId, peer: peer, reply: reply, fail: fail)
@@ -253,6 +280,11 @@ extension SessionHub {
             reply(.ok)
         case .signal(let request):
             guard me.role.canSignal else { return fail(1550, "unable to send signal: the token's role publisheronly cannot signal") }
+            if let id = request.id, id <= me.lastSignalId {
+                // Sent again after a resume, but delivered the first time: confirm, deliver nothing.
+                log.log(.debug, "signal.duplicate", session: sessionId, connection: connectionId, ["id": String(id)])
+                return reply(.ok)
+            }
             if let violation = SignalLimits.check(type: request.type, data: request.data) { return fail(violation.code, violation.message) }
             guard session.connections[connectionId]!.signalBudget.take(rate: configuration.limits.signalsPerSecond) else {
                 counters.limitRefused(.signalsPerSecond)
@@ -261,6 +293,7 @@ extension SessionHub {
             guard deliverSignal(type: request.type, data: request.data, from: connectionId, to: request.to, in: session) else {
                 return fail(1550, "unable to send signal: connection \(request.to ?? "") is not in the session")
             }
+            if let id = request.id { session.connections[connectionId]!.lastSignalId = id }
             reply(.ok)
         case .streamChanged(let change):
             guard me.streams.contains(change.streamId) else { return fail(1113, "stream \(change.streamId) is not published by this connection") }

@@ -37,6 +37,10 @@ public enum ClientMessage: Sendable, Equatable {
     case reportIssue(IssueReport)
     /// Keep-alive; answered with `.pong`.
     case ping
+    /// The client handled every event up to sequence number `through` (the envelope's
+    /// `seq`): the router forgets those it kept for a resume. Sent instead of a ping when
+    /// events arrived since the last one; answered with `.ok`.
+    case acknowledgeEvents(through: Int)
     /// Leave the session (the router then closes the socket).
     case disconnect
 }
@@ -51,13 +55,20 @@ public struct ConnectRequest: Codable, Sendable, Equatable {
     public var resumeConnectionId: String?
     /// The secret the router gave with that connection id (proves it is the same client).
     public var resumeSecret: String?
+    /// Set by clients that acknowledge events (`acknowledgeEvents`): the last event
+    /// sequence number handled (0 on a first connect). The router then keeps each event
+    /// sent to the connection until it is acknowledged and, on resume, sends again those
+    /// after this number. Nil: the router keeps only the events of the grace period and
+    /// sends all of them on resume.
+    public var eventSeq: Int?
 
     /// A request with every field given.
-    public init(apiKey: String, token: String, resumeConnectionId: String? = nil, resumeSecret: String? = nil) {
+    public init(apiKey: String, token: String, resumeConnectionId: String? = nil, resumeSecret: String? = nil, eventSeq: Int? = nil) {
         self.apiKey = apiKey
         self.token = token
         self.resumeConnectionId = resumeConnectionId
         self.resumeSecret = resumeSecret
+        self.eventSeq = eventSeq
     }
 }
 
@@ -134,12 +145,17 @@ public struct SignalRequest: Codable, Sendable, Equatable {
     public var data: String
     /// The target connection id, nil for everyone.
     public var to: String?
+    /// The client's number for this signal, increasing by connection (1, 2, ...). A signal
+    /// sent again after a resume keeps its number, and the router delivers a number it
+    /// has seen from this connection only once. Nil: no duplicate check.
+    public var id: Int?
 
     /// A request with every field given.
-    public init(type: String, data: String, to: String?) {
+    public init(type: String, data: String, to: String?, id: Int? = nil) {
         self.type = type
         self.data = data
         self.to = to
+        self.id = id
     }
 }
 

@@ -28,6 +28,12 @@ public enum ClientMessageLimits {
                 // Written as a negated range test so NaN fails it too.
                 throw .outOfRange("subscriberPreferences.preferredFrameRate must be 0...\(Int(maximumFrameRate)), not \(rate)")
             }
+        case .signal(let request):
+            if let id = request.id, id < 1 { throw .outOfRange("signal.id must be at least 1, not \(id)") }
+        case .connect(let request):
+            if let seq = request.eventSeq, seq < 0 { throw .outOfRange("connect.eventSeq must not be negative, not \(seq)") }
+        case .acknowledgeEvents(let through):
+            guard through >= 0 else { throw .outOfRange("ack.eventSeq must not be negative, not \(through)") }
         default:
             break
         }

@@ -75,11 +75,16 @@ public struct ConnectedReply: Codable, Sendable, Equatable {
     public var reconnectGraceMilliseconds: Int
     /// Whether the session is relayed (peer to peer) rather than routed.
     public var relayed: Bool
+    /// On resume: how many events the router sends right after this reply, in order — the
+    /// ones the client had not acknowledged (`ConnectRequest.eventSeq`). The state above
+    /// is the state after them. Nil on a first connect (and from routers that replay nothing).
+    public var replayedEvents: Int?
 
     /// A reply with every field given.
     public init(connection: WireConnection, capabilities: WireCapabilities, connections: [WireConnection],
                 streams: [WireStream], archive: WireArchive?, forceMuteAll: Bool, resumeSecret: String,
-                reconnectGraceMilliseconds: Int, relayed: Bool) {
+                reconnectGraceMilliseconds: Int, relayed: Bool, replayedEvents: Int? = nil) {
+        self.replayedEvents = replayedEvents
         self.connection = connection
         self.capabilities = capabilities
         self.connections = connections

@@ -8,7 +8,9 @@ import Foundation
 /// {"type":"pong","requestId":9}
 /// ```
 /// `type` names the case, `requestId` pairs a reply with its request (absent on events),
-/// `body` holds the case's fields (absent when it has none). Unknown types, missing
+/// `seq` numbers an event for acknowledgement and replay after a resume (events only;
+/// ``decodeServerFrame(_:)`` returns it), `body` holds the case's fields (absent when it
+/// has none). Unknown types, missing
 /// fields, wrong JSON types, numbers outside ``ClientMessageLimits`` and messages over
 /// ``maximumMessageBytes`` are refused with ``SignalingDecodingError``. Cost: one Foundation JSON encode or decode per message
 /// (signaling is not on the media path).
@@ -34,12 +36,17 @@ public enum SignalingCodec {
         case .forceDisconnect(let connectionId): return write("forceDisconnect", requestId, ConnectionRef(connectionId: connectionId))
         case .reportIssue(let body): return write("reportIssue", requestId, body)
         case .ping: return write("ping", requestId, Empty?.none)
+        case .acknowledgeEvents(let through): return write("ack", requestId, EventRef(eventSeq: through))
         case .disconnect: return write("disconnect", requestId, Empty?.none)
         }
     }
 
     /// The JSON text of a server message; `requestId` is set on replies, nil on events.
-    public static func encode(_ message: ServerMessage, requestId: Int? = nil) -> String {
+    /// `eventSeq` (events only) numbers the event for acknowledgement and replay.
+    public static func encode(_ message: ServerMessage, requestId: Int? = nil, eventSeq: Int? = nil) -> String {
+        func write<Body: Encodable>(_ type: String, _ requestId: Int?, _ body: Body?) -> String {
+            SignalingCodec.write(type, requestId, body, seq: eventSeq)
+        }
         switch message {
         case .connected(let body): return write("connected", requestId, body)
         case .published(let body): return write("published", requestId, body)
@@ -92,6 +99,7 @@ public enum SignalingCodec {
         case "forceDisconnect": message = .forceDisconnect(connectionId: try body(envelope, ConnectionRef.self).connectionId)
         case "reportIssue": message = .reportIssue(try body(envelope))
         case "ping": message = .ping
+        case "ack": message = .acknowledgeEvents(through: try body(envelope, EventRef.self).eventSeq)
         case "disconnect": message = .disconnect
         default: throw .unknownType(envelope.type)
         }
@@ -101,6 +109,14 @@ public enum SignalingCodec {
 
     /// Parses a message the router sent, with its request id (nil on events).
     public static func decodeServerMessage(_ text: String) throws(SignalingDecodingError) -> (message: ServerMessage, requestId: Int?) {
+        let frame = try decodeServerFrame(text)
+        return (frame.message, frame.requestId)
+    }
+
+    /// Parses a message the router sent, with its request id (nil on events) and its event
+    /// sequence number (nil on replies and from routers that number nothing).
+    public static func decodeServerFrame(_ text: String) throws(SignalingDecodingError)
+        -> (message: ServerMessage, requestId: Int?, eventSeq: Int?) {
         let envelope = try read(text)
         let message: ServerMessage
         switch envelope.type {
@@ -138,7 +154,7 @@ public enum SignalingCodec {
         case "relayedReceiversRevoked": message = .relayedReceiversRevoked(try body(envelope))
         default: throw .unknownType(envelope.type)
         }
-        return (message, envelope.requestId)
+        return (message, envelope.requestId, envelope.seq)
     }
 
     // MARK: - Envelope
@@ -147,15 +163,17 @@ public enum SignalingCodec {
     private struct Envelope: Decodable {
         var type: String
         var requestId: Int?
+        var seq: Int?
         var hasBody: Bool
         var data = Data()
 
-        enum CodingKeys: String, CodingKey { case type, requestId, body }
+        enum CodingKeys: String, CodingKey { case type, requestId, seq, body }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             type = try container.decode(String.self, forKey: .type)
             requestId = try container.decodeIfPresent(Int.self, forKey: .requestId)
+            seq = try container.decodeIfPresent(Int.self, forKey: .seq)
             hasBody = container.contains(.body)
         }
     }
@@ -167,14 +185,15 @@ public enum SignalingCodec {
     private struct OutEnvelope<Body: Encodable>: Encodable {
         var type: String
         var requestId: Int?
+        var seq: Int?
         var body: Body?
     }
 
-    private static func write<Body: Encodable>(_ type: String, _ requestId: Int?, _ body: Body?) -> String {
+    private static func write<Body: Encodable>(_ type: String, _ requestId: Int?, _ body: Body?, seq: Int? = nil) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         // Encoding our own Codable structs of strings, numbers and bools cannot fail.
-        let data = (try? encoder.encode(OutEnvelope(type: type, requestId: requestId, body: body))) ?? Data()
+        let data = (try? encoder.encode(OutEnvelope(type: type, requestId: requestId, seq: seq, body: body))) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -221,6 +240,7 @@ public enum SignalingCodec {
     private struct ConnectionRef: Codable { var connectionId: String }
     private struct IssueRef: Codable { var issueId: String }
     private struct ArchiveRef: Codable { var archiveId: String }
+    private struct EventRef: Codable { var eventSeq: Int }
     private struct Exclusions: Codable { var excludedStreamIds: [String] }
     private struct ConnectionGone: Codable { var connectionId: String; var reason: String }
     private struct StreamGone: Codable { var streamId: String; var reason: String }

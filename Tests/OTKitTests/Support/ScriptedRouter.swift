@@ -24,6 +24,11 @@ final class ScriptedRouter: @unchecked Sendable {
     var publishMedia: WireMediaLeg?
     /// The media leg handed out with `subscribed`.
     var subscribeMedia: WireMediaLeg?
+    /// The archive and mute state the `connected` reply reports.
+    var archive: WireArchive?
+    var forceMuteAll = false
+    /// What a resume reply says about the events that follow it (nil: says nothing).
+    var replayedEvents: Int?
 
     func factory() -> SignalingTransportFactory {
         { [self] url, _, handlers throws(OTError) in
@@ -43,9 +48,9 @@ final class ScriptedRouter: @unchecked Sendable {
         messages.compactMap { if case .signal(let request) = $0 { return request } else { return nil } }
     }
 
-    /// Sends an event to every open transport.
-    func push(_ message: ServerMessage) {
-        for transport in lock.withLock({ transports }) { transport.deliver(SignalingCodec.encode(message)) }
+    /// Sends an event to every open transport (numbered `seq` if given).
+    func push(_ message: ServerMessage, seq: Int? = nil) {
+        for transport in lock.withLock({ transports }) { transport.deliver(SignalingCodec.encode(message, eventSeq: seq)) }
     }
 
     /// Closes every transport with a network error.
@@ -65,8 +70,9 @@ final class ScriptedRouter: @unchecked Sendable {
             else {
                 reply = .connected(ConnectedReply(
                     connection: WireConnection(connectionId: ownConnectionId, creationTime: 1_700_000_000_000, data: "me"),
-                    capabilities: role, connections: otherConnections, streams: otherStreams, archive: nil,
-                    forceMuteAll: false, resumeSecret: "secret", reconnectGraceMilliseconds: graceMilliseconds, relayed: false))
+                    capabilities: role, connections: otherConnections, streams: otherStreams, archive: archive,
+                    forceMuteAll: forceMuteAll, resumeSecret: "secret", reconnectGraceMilliseconds: graceMilliseconds, relayed: false,
+                    replayedEvents: request.resumeConnectionId != nil ? replayedEvents : nil))
             }
         case .ping: reply = .pong
         case .reportIssue(let report): reply = .issueReported(issueId: report.issueId ?? "router-chosen")
