@@ -164,6 +164,7 @@ extension OTSession {
         for (id, stream) in oldStreams where !present.contains(id) { removeStream(id, fallback: stream) }
         for wire in reply.streams where wire.connectionId != ownId && oldStreams[wire.streamId] == nil { addStream(wire) }
         for signal in queued { channel?.request(.signal(signal)) }
+        resumeConfirmedRequests(ownStreams: reply.streams.filter { $0.connectionId == ownId })
         // Preferences set while the path was down never reached the router: say them again.
         for subscriber in subscribers { subscriber.resendPreferences() }
         log.add("resumed; \(queued.count) queued signals sent")
@@ -191,6 +192,7 @@ extension OTSession {
         statsTimer = nil
         for subscriber in subscribers { subscriber.detach() }
         if let error { deliver(.didFail(error)) }
+        endConfirmedRequests()
         publisher?.sessionEnded(self)
         deliver(.didDisconnect)
         resolveConnectWaiters(error ?? OTError(.notConnected, "disconnected"))

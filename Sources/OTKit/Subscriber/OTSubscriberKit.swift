@@ -232,7 +232,7 @@ public class OTSubscriberKit: @unchecked Sendable {
         pipeline?.stop()
     }
 
-    func resolveSubscribeWaiters(_ error: OTError?) {
+    func resolveSubscribeWaiters(_ error: (any Error)?) {
         let waiters = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
             defer { subscribeWaiters = [] }
             return subscribeWaiters
