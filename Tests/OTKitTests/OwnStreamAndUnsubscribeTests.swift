@@ -154,12 +154,16 @@ struct OwnStreamAndUnsubscribeTests {
         let subscriber = OTSubscriber(stream: try #require(sessionB.streams[streamId]), delegate: b)
         let render = FrameNumberRender()
         subscriber.videoRender = render
+        // The work queue is held while subscribe and unsubscribe are called: the unsubscribe
+        // surely comes before the router's answer.
+        let hold = sessionB.holdWorkQueue()
         let subscribe = AsyncOutcome { try await sessionB.subscribe(subscriber) }
         let deadline = Date().addingTimeInterval(10)
         while !sessionB.lock.withLock({ sessionB.state.subscribers.contains { $0 === subscriber } }) && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.0002)
+            Thread.sleep(forTimeInterval: 0.001)
         }
         try sessionB.unsubscribe(subscriber)
+        hold.signal()
 
         // The router's answer came (and was turned into an unsubscribe).
         #expect(subscribe.wait() == "cancelled", "\(b.calls)")
@@ -169,6 +173,51 @@ struct OwnStreamAndUnsubscribeTests {
         Thread.sleep(forTimeInterval: 1)
         #expect(render.seen.isEmpty && render.unreadableFrames == 0, "no media started")
         #expect(!b.calls.contains("subscriber connected"), "\(b.calls)")
+        #expect(subscriber.session == nil)
+
+        sessionA.disconnect()
+        sessionB.disconnect()
+        #expect(a.wait { $0.last == "didDisconnect" })
+        #expect(b.wait { $0.last == "didDisconnect" })
+    }
+
+    /// `unsubscribe` while reconnecting is not lost: the router keeps the subscription
+    /// through the grace period and removes it once the session resumed.
+    @Test func unsubscribeWhileReconnecting() throws { try AudioDeviceTestLock.run { try whileReconnecting() } }
+
+    private func whileReconnecting() throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let router = try kit.startRouter(grace: 20, silence: 1.5)
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let a = DelegateRecorder()
+        let sessionA = try kit.makeSession(router, sessionId, a)
+        try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher))
+        let (_, streamId) = try kit.publishPattern(sessionA, a, width: 160, height: 120, fps: 15)
+
+        let cut = try CutPath(router)
+        defer { cut.stop() }
+        let b = DelegateRecorder()
+        let sessionB = try kit.makeSession(router, sessionId, b, via: cut, heartbeatTimeout: 1.5)
+        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
+        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let (subscriber, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
+        #expect(b.wait(20) { _ in render.seen.count >= 5 })
+        #expect(router.metrics.subscribers == 1)
+
+        cut.setCut(true)
+        #expect(b.wait { $0.contains("didBeginReconnecting") })
+        try sessionB.unsubscribe(subscriber)
+        Thread.sleep(forTimeInterval: 1)
+        #expect(router.metrics.subscribers == 1, "the router keeps B's subscription through the grace period")
+        cut.setCut(false)
+        #expect(b.wait(20) { $0.contains("didReconnect") }, "\(b.calls)")
+        let gone = Date().addingTimeInterval(10)
+        while router.metrics.subscribers != 0 && Date() < gone { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(router.metrics.subscribers == 0, "the unsubscribe reached the router after the resume")
+        let seen = render.seen.count
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(render.seen.count == seen, "no media after unsubscribe")
         #expect(subscriber.session == nil)
 
         sessionA.disconnect()

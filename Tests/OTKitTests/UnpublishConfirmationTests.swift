@@ -37,11 +37,14 @@ struct UnpublishConfirmationTests {
         let settings = OTPublisherKitSettings()
         settings.videoCapture = TestPatternCapturer(width: 160, height: 120, fps: 15)
         let publisher = OTPublisherKit(delegate: a, settings: settings)
+        // The session's work queue (which sends requests and handles answers) is held while
+        // publish and unpublish are called: the unpublish surely comes before the answer.
+        let hold = sessionA.holdWorkQueue()
         let publish = AsyncOutcome { try await sessionA.publish(publisher) }
-        // The moment the publish is accepted (its request not even answered), unpublish.
         let deadline = Date().addingTimeInterval(10)
-        while sessionA.lock.withLock({ sessionA.state.publisher !== publisher }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.0002) }
+        while sessionA.lock.withLock({ sessionA.state.publisher !== publisher }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
         try sessionA.unpublish(publisher)
+        hold.signal()
 
         #expect(a.wait { $0.contains { $0.hasPrefix("publisher streamDestroyed") } }, "\(a.calls)")
         // The callback followed the router's confirmation: the stream is already gone there.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+@testable import OTKit
 
 /// How a background `await` ended, for a synchronous test body to wait on: "returned",
 /// "cancelled" (`CancellationError`) or "threw <code>".
@@ -48,5 +49,21 @@ final class QueueTaskExecutor: TaskExecutor, @unchecked Sendable {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+extension OTSession {
+    /// Blocks the session's work queue (requests are sent and answers handled there)
+    /// until the returned semaphore is signalled: calls made meanwhile are surely
+    /// ahead of any answer.
+    func holdWorkQueue() -> DispatchSemaphore {
+        let release = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        work.async {
+            held.signal()
+            release.wait()
+        }
+        held.wait()
+        return release
     }
 }
