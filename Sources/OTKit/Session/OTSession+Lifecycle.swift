@@ -121,7 +121,10 @@ extension OTSession {
     func publishLanded(_ publisher: OTPublisherKit, reply: PublishedReply) -> Bool {
         guard let index = lifecycle.cancelledPublishes.firstIndex(where: { $0 === publisher }) else { return false }
         lifecycle.cancelledPublishes.remove(at: index)
-        guard let own = connection else { return true }
+        guard let own = connection else {  // the session already ended: the router dropped the stream with it
+            publisher.publishCancelled(self, stream: nil)
+            return true
+        }
         let stream = OTStream(reply.stream, connection: own, session: self)
         log.add("publish of \(stream.streamId) answered after unpublish: removing it")
         sendConfirmed(.unpublish(streamId: stream.streamId)) { [weak self] _ in
