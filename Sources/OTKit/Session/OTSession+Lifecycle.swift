@@ -104,7 +104,7 @@ extension OTSession {
     /// Work queue, after `unpublish` took the publisher out of the session: media stops
     /// now (camera and microphone released at once); `publisher(_:streamDestroyed:)`
     /// follows the router's confirmation. A publish still waiting for its answer is
-    /// ended by that answer (`publishLanded(_:cancelled:)`).
+    /// ended by that answer (`publishLanded(_:reply:)`).
     func endPublishing(_ publisher: OTPublisherKit) {
         publisher.stopMedia()
         guard let stream = publisher.stream else {
