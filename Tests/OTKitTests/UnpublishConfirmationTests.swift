@@ -144,4 +144,42 @@ struct UnpublishConfirmationTests {
         while (try? rest.streamIds(sessionId))?.isEmpty != true && Date() < gone { Thread.sleep(forTimeInterval: 0.1) }
         #expect(try rest.streamIds(sessionId) == [], "the router dropped the stream with A's connection")
     }
+
+    /// The async forms return once the router confirmed: at the moment `await unsubscribe`
+    /// returns the router has no subscription left, at the moment `await unpublish`
+    /// returns it lists no stream; their synchronous refusals are thrown.
+    @Test func awaitUnpublishAndUnsubscribeReturnOnceTheRouterConfirmed() throws { try AudioDeviceTestLock.run { try awaited() } }
+
+    private func awaited() throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let router = try kit.startRouter()
+        defer { router.stop() }
+        let sessionId = try router.createSession(apiKey: Self.project.apiKey)
+        let rest = RouterREST(router: router, project: Self.project)
+        let a = DelegateRecorder()
+        let session = try kit.makeSession(router, sessionId, a)
+        try kit.connect(session, a, token: try kit.token(sessionId, .publisher))
+        let (publisher, streamId) = try kit.publishPattern(session, a, width: 160, height: 120, fps: 15)
+        let (subscriber, _) = try kit.subscribeReadingFrameNumbers(session, a, try #require(publisher.stream))
+        #expect(router.metrics.subscribers == 1)
+
+        let unsubscribed = AsyncOutcome {
+            try await session.unsubscribe(subscriber)
+            guard router.metrics.subscribers == 0 else { throw RouterError("returned with the subscription still on the router") }
+        }
+        #expect(unsubscribed.wait() == "returned")
+        let again = AsyncOutcome { try await session.unsubscribe(subscriber) }
+        #expect(again.wait()?.contains("1112") == true, "\(again.current ?? "pending")")
+
+        let unpublished = AsyncOutcome {
+            try await session.unpublish(publisher)
+            guard try rest.streamIds(sessionId).isEmpty else { throw RouterError("returned with the stream still on the router") }
+        }
+        #expect(unpublished.wait() == "returned")
+        #expect(a.wait { $0.contains("publisher streamDestroyed \(streamId)") })
+        let stranger = AsyncOutcome { try await session.unpublish(publisher) }
+        #expect(stranger.wait()?.contains("1113") == true, "\(stranger.current ?? "pending")")
+        session.disconnect()
+        #expect(a.wait { $0.last == "didDisconnect" })
+    }
 }

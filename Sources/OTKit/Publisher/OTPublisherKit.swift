@@ -58,6 +58,8 @@ public class OTPublisherKit: @unchecked Sendable {
     /// Unpublished, waiting for the router's confirmation (under `lock`): it may not be
     /// published again until `streamDestroyed` (or the session's end) detaches it.
     private var unpublishing = false
+    /// `await unpublish` callers, resumed when it is detached (under `lock`).
+    var unpublishWaiters: [CheckedContinuation<Void, any Error>] = []
 
     /// A publisher with `settings` (read once). Nothing is opened until it is published.
     public init(delegate: (any OTPublisherKitDelegate)?, settings: OTPublisherKitSettings = OTPublisherKitSettings()) {
@@ -339,13 +341,15 @@ public class OTPublisherKit: @unchecked Sendable {
     @discardableResult
     func detach() -> OTStream? {
         stopMedia()
-        return lock.withLock { () -> OTStream? in
+        let (stream, unpublished) = lock.withLock { () -> (OTStream?, [CheckedContinuation<Void, any Error>]) in
             defer {
-                storedStream = nil; storedSession = nil; unpublishing = false
+                storedStream = nil; storedSession = nil; unpublishing = false; unpublishWaiters = []
                 qualityState = .normal; lastEncodingPreferences = nil
             }
-            return storedStream
+            return (storedStream, unpublishWaiters)
         }
+        for waiter in unpublished { waiter.resume() }
+        return stream
     }
 
     /// Stops the pipeline (running or prepared) and releases the capturer; the stream and

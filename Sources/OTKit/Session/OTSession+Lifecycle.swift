@@ -95,6 +95,7 @@ extension OTSession {
         for publisher in waiting.cancelledPublishes { publisher.publishCancelled(self, stream: nil) }
         for subscriber in waiting.cancelledSubscribes {
             subscriber.detach()
+            subscriber.resolveUnsubscribeWaiters()
             onApiQueue { subscriber.resolveSubscribeWaiters(CancellationError()) }
         }
     }
@@ -163,7 +164,7 @@ extension OTSession {
             return
         }
         subscriber.detach()
-        sendConfirmed(.unsubscribe(subscriberId: subscriberId)) { _ in }
+        sendConfirmed(.unsubscribe(subscriberId: subscriberId)) { _ in subscriber.resolveUnsubscribeWaiters() }
     }
 
     /// The subscribe answer for a subscriber the app unsubscribed meanwhile: the router
@@ -175,6 +176,7 @@ extension OTSession {
         log.add("subscribe to \(reply.streamId) answered after unsubscribe: removing \(reply.subscriberId)")
         subscriber.detach()
         sendConfirmed(.unsubscribe(subscriberId: reply.subscriberId)) { [weak self] _ in
+            subscriber.resolveUnsubscribeWaiters()
             self?.onApiQueue { subscriber.resolveSubscribeWaiters(CancellationError()) }
         }
         return true

@@ -153,6 +153,7 @@ extension OTSession {
     func subscriberFailed(_ subscriber: OTSubscriberKit, _ error: OTError) {
         lock.withLock { state.subscribers.removeAll { $0 === subscriber } }
         lifecycle.cancelledSubscribes.removeAll { $0 === subscriber }
+        subscriber.resolveUnsubscribeWaiters()  // cancelled while pending: nothing is left on the router
         if let id = subscriber.subscriberId { sendConfirmed(.unsubscribe(subscriberId: id)) { _ in } }
         subscriber.detach()
         log.add("subscribe failed: \(error)")

@@ -75,6 +75,8 @@ public class OTSubscriberKit: @unchecked Sendable {
     /// What the router was last told this subscriber wants forwarded (nil: not subscribed).
     private var routerForwarding: (audio: Bool, video: Bool)?
     var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// `await unsubscribe` callers, resumed once the router removed the subscription (under `lock`).
+    var unsubscribeWaiters: [CheckedContinuation<Void, any Error>] = []
 
     /// A subscriber for `stream`; subscribe it with `OTSession.subscribe`.
     public init(stream: OTStream, delegate: (any OTSubscriberKitDelegate)?) {
@@ -230,6 +232,15 @@ public class OTSubscriberKit: @unchecked Sendable {
             return self.pipeline
         }
         pipeline?.stop()
+    }
+
+    /// The router confirmed the unsubscribe (or the session ended): `await unsubscribe` returns.
+    func resolveUnsubscribeWaiters() {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
+            defer { unsubscribeWaiters = [] }
+            return unsubscribeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     func resolveSubscribeWaiters(_ error: (any Error)?) {
