@@ -55,6 +55,11 @@ public class OTPublisherKit: @unchecked Sendable {
     var rtcFrameRate = FrameRateMeter(start: 0)
     private var startTime = Date()
     var publishWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// Unpublished, waiting for the router's confirmation (under `lock`): it may not be
+    /// published again until `streamDestroyed` (or the session's end) detaches it.
+    private var unpublishing = false
+    /// `await unpublish` callers, resumed when it is detached (under `lock`).
+    var unpublishWaiters: [CheckedContinuation<Void, any Error>] = []
 
     /// A publisher with `settings` (read once). Nothing is opened until it is published.
     public init(delegate: (any OTPublisherKitDelegate)?, settings: OTPublisherKitSettings = OTPublisherKitSettings()) {
@@ -170,6 +175,9 @@ public class OTPublisherKit: @unchecked Sendable {
         try lock.withTypedLock { () throws(OTError) in
             if let current = storedSession, current !== session {
                 throw OTError(.illegalState, "this publisher already publishes in session \(current.sessionId)")
+            }
+            guard !unpublishing else {
+                throw OTError(.illegalState, "this publisher is still unpublishing: publish it again after streamDestroyed")
             }
             storedSession = session
         }
@@ -295,11 +303,29 @@ public class OTPublisherKit: @unchecked Sendable {
         session.onApiQueue { self.delegate?.muteForced(self) }
     }
 
-    /// The stream ended (unpublish, forced unpublish): stop media, tell the delegate, detach.
+    /// `unpublish` took it out of the session; the router has not confirmed yet.
+    func markUnpublishing() { lock.withLock { unpublishing = true } }
+
+    /// The stream ended (unpublish confirmed, forced unpublish): stop media, drop our own
+    /// subscribers of it, tell the delegate, detach.
     func streamEnded(_ session: OTSession, reason: String) {
         let stream = detach()
         session.log.add("stream ended: \(reason)")
-        if let stream { session.onApiQueue { self.delegate?.publisher(self, streamDestroyed: stream) } }
+        guard let stream else { return }
+        session.dropSubscribers(ofOwnStream: stream.streamId)
+        session.onApiQueue { self.delegate?.publisher(self, streamDestroyed: stream) }
+    }
+
+    /// A publish the app cancelled with `unpublish` before the router answered: the
+    /// stream the router made (nil when the session ended first) was removed. The
+    /// delegate gets its `streamDestroyed`; `await publish` throws `CancellationError`.
+    func publishCancelled(_ session: OTSession, stream: OTStream?) {
+        detach()
+        session.log.add("publish cancelled by unpublish")
+        session.onApiQueue {
+            if let stream { self.delegate?.publisher(self, streamDestroyed: stream) }
+            self.resolvePublishWaiters(CancellationError())
+        }
     }
 
     /// The session ended while publishing.
@@ -314,23 +340,34 @@ public class OTPublisherKit: @unchecked Sendable {
     /// Stops media and forgets the session; returns the stream it had.
     @discardableResult
     func detach() -> OTStream? {
-        let (running, stream, capture) = lock.withLock { () -> (PublisherPipeline?, OTStream?, (any OTVideoCapture)?) in
+        stopMedia()
+        let (stream, unpublished) = lock.withLock { () -> (OTStream?, [CheckedContinuation<Void, any Error>]) in
             defer {
-                self.pipeline = nil; self.meter = nil; preparedRelayed = nil; storedStream = nil; storedSession = nil
+                storedStream = nil; storedSession = nil; unpublishing = false; unpublishWaiters = []
                 qualityState = .normal; lastEncodingPreferences = nil
             }
-            return (self.pipeline ?? preparedRelayed?.pipeline, storedStream, storedCapture)
+            return (storedStream, unpublishWaiters)
         }
-        let pipeline = running
-        pipeline?.stop()
-        if pipeline != nil, let capture {
-            _ = capture.stopCapture()
-            capture.releaseCapture()
-        }
+        for waiter in unpublished { waiter.resume() }
         return stream
     }
 
-    func resolvePublishWaiters(_ error: OTError?) {
+    /// Stops the pipeline (running or prepared) and releases the capturer; the stream and
+    /// session stay until `detach` (an unpublish waiting for the router). Idempotent.
+    func stopMedia() {
+        let (running, capture) = lock.withLock { () -> (PublisherPipeline?, (any OTVideoCapture)?) in
+            defer { self.pipeline = nil; self.meter = nil; preparedRelayed = nil }
+            return (self.pipeline ?? preparedRelayed?.pipeline, storedCapture)
+        }
+        guard let running else { return }
+        running.stop()
+        if let capture {
+            _ = capture.stopCapture()
+            capture.releaseCapture()
+        }
+    }
+
+    func resolvePublishWaiters(_ error: (any Error)?) {
         let waiters = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
             defer { publishWaiters = [] }
             return publishWaiters

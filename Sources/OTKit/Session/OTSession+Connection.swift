@@ -178,6 +178,8 @@ extension OTSession {
         // then those never sent, in the order they were made.
         let resends = queued.filter { $0.request.id != nil }.sorted { ($0.request.id ?? 0) < ($1.request.id ?? 0) }
         for signal in resends + queued.filter({ $0.request.id == nil }) { transmitSignal(signal) }
+        // Unpublish/unsubscribe requests that waited for the resume (or lost their answer).
+        resumeConfirmedRequests(ownStreams: reply.streams.filter { $0.connectionId == reply.connection.connectionId })
         // Preferences set while the path was down never reached the router: say them again.
         for subscriber in subscribers { subscriber.resendPreferences() }
         log.add("resumed; \(replayed) missed events follow; \(queued.count) queued signals sent")
@@ -266,6 +268,7 @@ extension OTSession {
         }
         for signal in queued { completeSignal(signal.completion, OTError(.notConnected, "the session ended before the signal was sent")) }
         if let error { deliver(.didFail(error)) }
+        endConfirmedRequests()
         publisher?.sessionEnded(self)
         deliver(.didDisconnect)
         resolveConnectWaiters(error ?? OTError(.notConnected, "disconnected"))

@@ -35,6 +35,7 @@ extension OTSession {
             let sent = channel.request(.publish(request)) { reply in
                 switch reply {
                 case .published(let published):
+                    if self.publishLanded(publisher, reply: published) { return }
                     guard let own = self.connection, self.lock.withLock({ self.state.publisher === publisher }) else { return }
                     publisher.published(published, in: self, own: own)
                 case .error(let error):
@@ -49,7 +50,12 @@ extension OTSession {
         }
     }
 
-    /// Stops publishing (`unpublish:error:`); `publisher(_:streamDestroyed:)` follows.
+    /// Stops publishing (`unpublish:error:`). Media stops at once; the router is asked
+    /// to remove the stream and `publisher(_:streamDestroyed:)` follows its confirmation
+    /// (or the session's end), exactly once. While reconnecting the request waits for the
+    /// resume. Called while the publish is still pending, the publish is cancelled: the
+    /// stream the router makes is removed, the delegate gets `streamDestroyed` (no
+    /// `streamCreated`), and `await publish` throws `CancellationError`.
     /// Throws 1113 (OpenTok's publisher-not-found number, in the publisher domain as the
     /// reference says) when it does not publish in this session.
     public func unpublish(_ publisher: OTPublisherKit) throws(OTError) {
@@ -57,25 +63,31 @@ extension OTSession {
             guard state.publisher === publisher else { throw OTError(publisherCode: 1113, "this publisher does not publish in this session") }
             state.publisher = nil
         }
-        work.async {
-            if let streamId = publisher.stream?.streamId { self.channel?.request(.unpublish(streamId: streamId)) }
-            publisher.streamEnded(self, reason: "unpublished")
-        }
+        publisher.markUnpublishing()
+        work.async { self.endPublishing(publisher) }
     }
 
     /// Starts receiving a stream (`subscribe:error:`). Throws, in the subscriber domain as
     /// the reference says (`OTSubscriberErrorCode`): 1010 (`sessionDisconnected`) when not
     /// connected, 1015 (OpenTok's illegal-state number) when the token may not subscribe
     /// (publisheronly) or the subscriber is already subscribed, 1604 when the stream is
-    /// not in the session.
+    /// not in the session. Your own stream (`publisher.stream`) may be subscribed to in a
+    /// routed session (its media makes the round trip through the router, so its
+    /// statistics are the real path's); a relayed session refuses it with 1604 (see
+    /// `OwnStream`).
     /// The outcome arrives as `subscriberDidConnect(toStream:)` or `subscriber(_:didFailWithError:)`.
     public func subscribe(_ subscriber: OTSubscriberKit) throws(OTError) {
         try lock.withTypedLock { () throws(OTError) in
             guard state.status == .connected else { throw OTError(OTSubscriberErrorCode.sessionDisconnected, "subscribe needs a connected session") }
             guard state.capabilities?.canSubscribe == true else { throw OTError(subscriberCode: 1015, "this token's role cannot subscribe") }
-            guard state.streams[subscriber.stream.streamId] != nil else {
-                throw OTError(OTSubscriberErrorCode.serverCannotFindStream, "stream \(subscriber.stream.streamId) is not in the session")
+            let streamId = subscriber.stream.streamId
+            // Our own stream is not in `streams` (the reference keeps it out) but may be
+            // subscribed to, through the router, to see its real network path.
+            let own = state.publisher?.stream?.streamId == streamId
+            guard state.streams[streamId] != nil || own else {
+                throw OTError(OTSubscriberErrorCode.serverCannotFindStream, "stream \(streamId) is not in the session")
             }
+            if own && state.relayed { throw OwnStream.relayedRefusal }
             guard !state.subscribers.contains(where: { $0 === subscriber }) else {
                 throw OTError(subscriberCode: 1015, "this subscriber is already subscribed")
             }
@@ -88,6 +100,7 @@ extension OTSession {
             let sent = self.channel?.request(.subscribe(request)) { reply in
                 switch reply {
                 case .subscribed(let subscribed):
+                    if self.subscribeLanded(subscriber, reply: subscribed) { return }
                     subscriber.subscribed(subscribed, requested: request, in: self)
                 case .error(let error):
                     self.subscriberFailed(subscriber, OTError(domain: .subscriber, code: Int32(truncatingIfNeeded: error.code), message: error.message))
@@ -99,7 +112,12 @@ extension OTSession {
         }
     }
 
-    /// Stops receiving (`unsubscribe:error:`). Throws 1112 (OpenTok's
+    /// Stops receiving (`unsubscribe:error:`): media stops at once and the router is
+    /// asked to remove the subscription (while reconnecting, once resumed). Called while
+    /// the subscribe is still pending, it cancels it: no media starts, no
+    /// `subscriberDidConnect(toStream:)`, the router's subscription is removed as soon as
+    /// it exists, and `await subscribe` throws `CancellationError`. As in the reference,
+    /// no subscriber delegate call follows an unsubscribe. Throws 1112 (OpenTok's
     /// subscriber-not-found number, in the subscriber domain as the reference says) when
     /// the subscriber is not subscribed in this session.
     public func unsubscribe(_ subscriber: OTSubscriberKit) throws(OTError) {
@@ -109,10 +127,7 @@ extension OTSession {
             }
             state.subscribers.removeAll { $0 === subscriber }
         }
-        work.async {
-            if let id = subscriber.subscriberId { self.channel?.request(.unsubscribe(subscriberId: id)) }
-            subscriber.detach()
-        }
+        work.async { self.endSubscription(subscriber) }
     }
 
     // MARK: - Internal
@@ -131,7 +146,8 @@ extension OTSession {
 
     func publisherFailed(_ publisher: OTPublisherKit, error: OTError, unpublishStreamId: String?) {
         lock.withLock { if state.publisher === publisher { state.publisher = nil } }
-        if let unpublishStreamId { channel?.request(.unpublish(streamId: unpublishStreamId)) }
+        lifecycle.cancelledPublishes.removeAll { $0 === publisher }
+        if let unpublishStreamId { sendConfirmed(.unpublish(streamId: unpublishStreamId)) { _ in } }
         publisher.detach()
         log.add("publish failed: \(error)")
         onApiQueue {
@@ -142,7 +158,9 @@ extension OTSession {
 
     func subscriberFailed(_ subscriber: OTSubscriberKit, _ error: OTError) {
         lock.withLock { state.subscribers.removeAll { $0 === subscriber } }
-        if let id = subscriber.subscriberId { channel?.request(.unsubscribe(subscriberId: id)) }
+        lifecycle.cancelledSubscribes.removeAll { $0 === subscriber }
+        subscriber.resolveUnsubscribeWaiters()  // cancelled while pending: nothing is left on the router
+        if let id = subscriber.subscriberId { sendConfirmed(.unsubscribe(subscriberId: id)) { _ in } }
         subscriber.detach()
         log.add("subscribe failed: \(error)")
         onApiQueue {

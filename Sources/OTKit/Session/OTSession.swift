@@ -43,6 +43,8 @@ public final class OTSession: @unchecked Sendable {
     var pendingReconciliation: (reply: ConnectedReply, remaining: Int)?
     var statsTimer: DispatchSourceTimer?
     var connectWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// Unpublish/unsubscribe requests and cancelled publishes/subscribes in flight (OTSession+Lifecycle).
+    var lifecycle = LifecycleRequests()
 
     /// What the session knows, under `lock`.
     struct State {

@@ -76,6 +76,8 @@ public class OTSubscriberKit: @unchecked Sendable {
     /// What the router was last told this subscriber wants forwarded (nil: not subscribed).
     private var routerForwarding: (audio: Bool, video: Bool)?
     var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// `await unsubscribe` callers, resumed once the router removed the subscription (under `lock`).
+    var unsubscribeWaiters: [CheckedContinuation<Void, any Error>] = []
 
     /// A subscriber for `stream` (`initWithStream:delegate:`), failable as in OpenTok so
     /// the guides' `subscriber = OTSubscriber(stream: stream, delegate: self)` followed
@@ -237,7 +239,16 @@ public class OTSubscriberKit: @unchecked Sendable {
         pipeline?.stop()
     }
 
-    func resolveSubscribeWaiters(_ error: OTError?) {
+    /// The router confirmed the unsubscribe (or the session ended): `await unsubscribe` returns.
+    func resolveUnsubscribeWaiters() {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
+            defer { unsubscribeWaiters = [] }
+            return unsubscribeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func resolveSubscribeWaiters(_ error: (any Error)?) {
         let waiters = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
             defer { subscribeWaiters = [] }
             return subscribeWaiters

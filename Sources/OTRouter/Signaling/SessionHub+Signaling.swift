@@ -13,7 +13,8 @@ import OTSignaling
 /// moderation request, 1027 session full, 1413 signal data over 8192 bytes, 1461 bad
 /// signal type, 1500 publish/subscribe not allowed by the role or no media leg, 1520/1540
 /// force disconnect/mute by a non-moderator, 1550 signal from publisheronly or to a
-/// connection not in the session, 1604 subscribe to an unknown stream, 1112/1113 unknown
+/// connection not in the session, 1604 subscribe to an unknown stream (or to your own in
+/// a relayed session; a routed one serves it like any other), 1112/1113 unknown
 /// subscriber/stream of this connection. Signals to everyone reach the sender too (as
 /// OpenTok's do). A force-muted stream stays muted at the SFU until its publisher
 /// announces `hasAudio: true` (the user unmuting, which OpenTok allows) or a moderator
@@ -249,7 +250,12 @@ extension SessionHub {
             reply(.ok)
         case .subscribe(let request):
             guard me.role.canSubscribe else { return fail(1500, "unable to subscribe: the token's role \(me.role.rawValue) cannot subscribe") }
-            guard session.streams[request.streamId] != nil else { return fail(1604, "stream \(request.streamId) is not in the session") }
+            guard let stream = session.streams[request.streamId] else { return fail(1604, "stream \(request.streamId) is not in the session") }
+            // Your own stream comes back through the SFU in a routed session; a relayed one
+            // has no media server to carry it (its publisher sends to its peers itself).
+            if session.relayed, stream.wire.connectionId == connectionId {
+                return fail(1604, "unable to subscribe to your own stream in a relayed session: no media router carries it; use a routed session")
+            }
             subscribe(request, me: me, session: &session, requestId: requestId, peer: peer, reply: reply, fail: fail)
         case .unsubscribe(let subscriberId):
             guard me.subscriptions.contains(subscriberId) else { return fail(1112, "subscriber \(subscriberId) is not this connection's") }

@@ -21,6 +21,18 @@ struct RouterREST {
         return (response.status, object ?? [:])
     }
 
+    /// The ids of `sessionId`'s streams as `GET /v2/project/{apiKey}/session/{sessionId}/stream`
+    /// lists them (what a server SDK's `list_streams` sees).
+    func streamIds(_ sessionId: String) throws -> [String] {
+        let response = try HTTPClient.request("GET", router.baseURL + "/v2/project/\(project.apiKey)/session/\(sessionId)/stream",
+                                              headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: project)])
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        guard response.status == 200, let items = object?["items"] as? [[String: Any]] else {
+            throw RouterError("GET stream answered \(response.status)")
+        }
+        return items.compactMap { $0["id"] as? String }
+    }
+
     /// The samples of `GET /metrics`, keyed by name with labels (`otkit_bad_tokens_total{reason="expired"}`).
     func metrics() throws -> [String: Double] {
         let response = try HTTPClient.request("GET", router.baseURL + "/metrics")
