@@ -75,6 +75,8 @@ public class OTSubscriberKit: @unchecked Sendable {
     /// What the router was last told this subscriber wants forwarded (nil: not subscribed).
     private var routerForwarding: (audio: Bool, video: Bool)?
     var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// What `view` returns (OTSubscriberKit+View.swift); fed by the receive thread.
+    let linuxView = OTView(domain: .subscriber)
 
     /// A subscriber for `stream`; subscribe it with `OTSession.subscribe`.
     public init(stream: OTStream, delegate: (any OTSubscriberKitDelegate)?) {
@@ -188,6 +190,7 @@ public class OTSubscriberKit: @unchecked Sendable {
     private func decoded(_ frame: VideoFrame) {
         decodedSize.store(UInt64(frame.width) << 32 | UInt64(frame.height), ordering: .relaxed)
         guard videoGate.load(ordering: .relaxed) else { return }
+        linuxView.deliver(frame)
         let (render, session) = lock.withLock { (storedRender, storedSession) }
         if let render {
             render.renderVideoFrame(OTVideoFrame.wrap(frame, reusing: &renderWrapper))
