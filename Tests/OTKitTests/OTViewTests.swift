@@ -134,6 +134,20 @@ struct OTViewTests {
         #expect(seen.last!.frameNumber <= view.frameCount, sourceLocation: sourceLocation)
     }
 
+    /// The publishing and subscribing guides' view code, UIKit's `addSubview` aside,
+    /// compiles as written and does what it says: `frame` is kept for the window, and
+    /// `removeFromSuperview()` on a view never shown is harmless.
+    @Test func theGuidesViewCodeCompiles() throws {
+        let publisher: OTPublisher? = OTPublisher(delegate: nil, settings: OTPublisherSettings())
+        if let publisherView = publisher?.view {
+            publisherView.frame = CGRect(x: 0, y: 0, width: 200, height: 150)
+        }
+        #expect(publisher?.view?.frame == CGRect(x: 0, y: 0, width: 200, height: 150))
+        publisher?.view?.removeFromSuperview()
+        #expect(publisher?.view?.isShown == false)
+        #expect(publisher?.view === publisher?.view, "one view per publisher, as a UIView")
+    }
+
     @Test func showWithoutADisplayIsRefusedWithAReason() throws {
         #expect(throws: OTError.self) { try OTViewWindow.resolveDisplay(nil, environment: [:], domain: .subscriber) }
         do throws(OTError) {

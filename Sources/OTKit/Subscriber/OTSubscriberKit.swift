@@ -281,8 +281,8 @@ public class OTSubscriberKit: @unchecked Sendable {
     }
 }
 
-/// A subscriber (`OTSubscriber`). On iOS it adds a view; here it is the kit itself
-/// (render frames through `videoRender`).
+/// A subscriber (`OTSubscriber`). On iOS it adds a view; here every subscriber has
+/// `view` (an `OTView`, see OTSubscriberKit+View.swift), besides `videoRender`.
 public final class OTSubscriber: OTSubscriberKit, @unchecked Sendable {}
 
 /// The audio switch, level and renderer shared by a subscriber and its sink (playout thread).
