@@ -141,4 +141,18 @@ static inline int cxcb_get_image32(xcb_connection_t *c, xcb_drawable_t drawable,
     free(reply);
     return 0;
 }
+// Sends `window` the WM_DELETE_WINDOW message a window manager sends when the user
+// closes it (with an empty event mask the server delivers it to the window's creator).
+static inline void cxcb_request_close(xcb_connection_t *c, xcb_window_t window) {
+    xcb_client_message_event_t event;
+    memset(&event, 0, sizeof event);
+    event.response_type = XCB_CLIENT_MESSAGE;
+    event.format = 32;
+    event.window = window;
+    event.type = cxcb_atom(c, "WM_PROTOCOLS");
+    event.data.data32[0] = cxcb_atom(c, "WM_DELETE_WINDOW");
+    event.data.data32[1] = XCB_CURRENT_TIME;
+    xcb_send_event(c, 0, window, XCB_EVENT_MASK_NO_EVENT, (const char *)&event);
+    xcb_flush(c);
+}
 #endif

@@ -10,8 +10,8 @@ import Testing
 /// and the subscriber's view opens a window on that server. A connection of the test's
 /// own reads the window's pixels back: the frame number stamped in them is one the
 /// subscriber decoded, the picture is not one colour, a `frame` of twice the size scales
-/// it (the stamp still reads at the larger cell size), and `removeFromSuperview()`
-/// closes the window. Without Xvfb the test fails (scripts/install-deps.sh installs it).
+/// it (the stamp still reads at the larger cell size), `removeFromSuperview()` closes
+/// the window, and so does the user (WM_DELETE_WINDOW). Without Xvfb the test fails (scripts/install-deps.sh installs it).
 @Suite(.serialized)
 struct OTViewWindowTests {
     static let project = ProjectCredentials(apiKey: "4734", apiSecret: "0123456789abcdef0123456789abcdef0123ab16")
@@ -76,6 +76,16 @@ struct OTViewWindowTests {
         // The headless view goes on after the window closed.
         let count = view.frameCount
         #expect(b.wait { _ in view.frameCount > count + 5 })
+
+        // Shown again, then closed by the user (the window manager's WM_DELETE_WINDOW):
+        // the view hides itself and its window is gone.
+        view.frame = .zero
+        try view.show(display: display.name)
+        let again = try #require(view.x11WindowID)
+        #expect(readStamp(display, again, width: 320, height: 240).number != nil)
+        display.requestClose(again)
+        #expect(b.wait { _ in !view.isShown }, "a window the user closes hides the view")
+        #expect(display.readWindow(again, width: 16, height: 16) == nil, "and is gone")
 
         sessionB.disconnect()
         sessionA.disconnect()

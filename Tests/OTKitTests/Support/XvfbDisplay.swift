@@ -61,6 +61,14 @@ final class XvfbDisplay: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Asks `window` to close as a window manager does when the user closes it.
+    func requestClose(_ window: UInt32) {
+        var screen: Int32 = 0
+        guard let connection = xcb_connect(name, &screen) else { return }
+        defer { xcb_disconnect(connection) }
+        if xcb_connection_has_error(connection) == 0 { cxcb_request_close(connection, window) }
+    }
+
     /// Reads a w x h area of `window` through a connection of the test's own (not the
     /// view's) and converts it to I420, so `FrameNumberStamp` can read what the window
     /// shows. Nil when the server refuses (e.g. the window is gone).
