@@ -71,10 +71,10 @@ let package = Package(
 
         // Test-only: OpenSSL primitives for an independent SRTP implementation to check libsrtp2 against.
         .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
-        // Test-only: helpers shared by several test targets (the opentok Python SDK venv, subprocesses, a junk UDP sender).
-        .target(name: "OTTestSupport", dependencies: ["OTMedia"], path: "Tests/OTTestSupport"),
+        // Test-only: helpers shared by several test targets (the opentok Python SDK venv, subprocesses, a junk UDP sender, an Xvfb).
+        .target(name: "OTTestSupport", dependencies: ["OTMedia", "CXCB", "CYUV"], path: "Tests/OTTestSupport"),
         .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto", "OTTestSupport"]),
-        .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport", "CXCB", "CYUV"]),
+        .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTNetTests", dependencies: ["OTNet", "OTTestSupport"]),
         .testTarget(name: "OTRouterTests", dependencies: ["OTRouter", "OTMedia", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTSignalingTests", dependencies: ["OTSignaling", "OTTestSupport"]),

@@ -34,7 +34,7 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
             defer { connected = false; ended = false; error = nil; subscribers = [:] }
             return Array(subscribers.values)
         }
-        for subscriber in old { subscriber.view?.removeFromSuperview() }
+        if show { for subscriber in old { subscriber.view?.removeFromSuperview() } }
     }
 
     func sessionDidConnect(_ session: OTSession) {
@@ -76,7 +76,13 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
             try session.subscribe(subscriber)
             lock.locked { subscribers[stream.streamId] = subscriber }
             if show {
-                do { try subscriber.view?.show(title: "otkit subscribe: stream \(stream.streamId)") } catch {
+                do {
+                    let view = subscriber.view
+                    try view?.show(title: "otkit subscribe: stream \(stream.streamId)")
+                    let window = Int(view?.x11WindowID ?? 0)
+                    reporter.event("window", "stream \(stream.streamId) shown in X11 window \(window)",
+                                   [("streamId", .text(stream.streamId)), ("windowId", .int(window))])
+                } catch {
                     reporter.event("view_error", "cannot show stream \(stream.streamId): \(error.message)")
                 }
             }
@@ -89,7 +95,7 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
 
     func session(_ session: OTSession, streamDestroyed stream: OTStream) {
         guard let subscriber = lock.locked({ subscribers.removeValue(forKey: stream.streamId) }) else { return }
-        subscriber.view?.removeFromSuperview()  // as the guides do when a stream ends
+        if show { subscriber.view?.removeFromSuperview() }  // as the guides do when a stream ends
         reporter.event("stream_ended", "stream \(stream.streamId) ended", [("streamId", .text(stream.streamId))])
     }
 

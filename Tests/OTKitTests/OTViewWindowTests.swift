@@ -2,6 +2,7 @@ import Foundation
 import OTMedia
 import OTRouter
 import OTSignaling
+import OTTestSupport
 import Testing
 @testable import OTKit
 

@@ -81,6 +81,8 @@ public final class OTView: @unchecked Sendable {
             guard let latest else { return nil }
             let copy = VideoFrame(width: latest.width, height: latest.height)
             Self.copy(latest, into: copy)
+            copy.sequence = latest.sequence
+            copy.timestampNanoseconds = latest.timestampNanoseconds
             return OTVideoFrame(wrapping: copy)
         }
     }

@@ -2,28 +2,30 @@ import CXCB
 import CYUV
 import Foundation
 import OTMedia
-import OTTestSupport
-@testable import OTKit
 
 /// An Xvfb X server this test starts on a free display number and kills when done. A
 /// machine without Xvfb fails the test that needs it (scripts/install-deps.sh installs
 /// the `xvfb` package): the window path is never skipped.
-final class XvfbDisplay: @unchecked Sendable {
-    /// ":N", for `OTView.show(display:)` and `xcb_connect`.
-    let name: String
+public final class XvfbDisplay: @unchecked Sendable {
+    /// ":N", for `OTView.show(display:)`, `DISPLAY` and `xcb_connect`.
+    public let name: String
     private let process: Process
 
-    struct Missing: Error, CustomStringConvertible {
-        var description: String { "Xvfb is not installed: the window tests need it (scripts/install-deps.sh installs xvfb)" }
+    /// Xvfb is not installed.
+    public struct Missing: Error, CustomStringConvertible {
+        /// What to install.
+        public var description: String { "Xvfb is not installed: the window tests need it (scripts/install-deps.sh installs xvfb)" }
     }
 
-    struct NotStarted: Error, CustomStringConvertible {
-        let description: String
+    /// No display number worked.
+    public struct NotStarted: Error, CustomStringConvertible {
+        /// The numbers tried.
+        public let description: String
     }
 
     /// Starts `Xvfb :N` (24-bit screen, no TCP) on the first number from a random point in
     /// 60…899 whose lock file and socket are absent, and waits until it accepts a client.
-    init() throws {
+    public init() throws {
         guard let executable = Subprocess.which("Xvfb") else { throw Missing() }
         var tried: [String] = []
         var start = Int.random(in: 60..<900)
@@ -39,10 +41,10 @@ final class XvfbDisplay: @unchecked Sendable {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline && process.isRunning && OTView.displayProblem(":\(number)") != nil {
+            while Date() < deadline && process.isRunning && !Self.accepts(":\(number)") {
                 Thread.sleep(forTimeInterval: 0.05)
             }
-            if process.isRunning && OTView.displayProblem(":\(number)") == nil {
+            if process.isRunning && Self.accepts(":\(number)") {
                 self.name = ":\(number)"
                 self.process = process
                 return
@@ -54,15 +56,23 @@ final class XvfbDisplay: @unchecked Sendable {
         throw NotStarted(description: "Xvfb did not start on any of \(tried)")
     }
 
+    /// Whether an X server at `name` accepts a client now.
+    static func accepts(_ name: String) -> Bool {
+        var screen: Int32 = 0
+        guard let connection = xcb_connect(name, &screen) else { return false }
+        defer { xcb_disconnect(connection) }
+        return xcb_connection_has_error(connection) == 0
+    }
+
     /// Kills the server and waits for it. SIGKILL: the server inherits the test
     /// process's signal mask, which may block SIGTERM.
-    func stop() {
+    public func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
     /// Asks `window` to close as a window manager does when the user closes it.
-    func requestClose(_ window: UInt32) {
+    public func requestClose(_ window: UInt32) {
         var screen: Int32 = 0
         guard let connection = xcb_connect(name, &screen) else { return }
         defer { xcb_disconnect(connection) }
@@ -72,7 +82,7 @@ final class XvfbDisplay: @unchecked Sendable {
     /// Reads a w x h area of `window` through a connection of the test's own (not the
     /// view's) and converts it to I420, so `FrameNumberStamp` can read what the window
     /// shows. Nil when the server refuses (e.g. the window is gone).
-    func readWindow(_ window: UInt32, width: Int, height: Int) -> (picture: VideoFrame, distinctColours: Int)? {
+    public func readWindow(_ window: UInt32, width: Int, height: Int) -> (picture: VideoFrame, distinctColours: Int)? {
         var screen: Int32 = 0
         guard let connection = xcb_connect(name, &screen) else { return nil }
         defer { xcb_disconnect(connection) }
