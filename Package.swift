@@ -29,6 +29,8 @@ let package = Package(
         cModule("CSRTP", pkgConfig: "libsrtp2", apt: ["libsrtp2-dev"]),
         cModule("COpenSSL", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         cModule("CLibWebSockets", pkgConfig: "libwebsockets", apt: ["libwebsockets-dev"]),
+        // X11 through xcb: the window OTView shows itself in (issue 15).
+        cModule("CXCB", pkgConfig: "xcb", apt: ["libxcb1-dev"]),
         // recvmmsg/sendmmsg, ppoll, eventfd: compiled with _GNU_SOURCE, which Glibc's module lacks.
         .target(name: "CUDP", path: "CModules/CUDP"),
 
@@ -36,7 +38,7 @@ let package = Package(
             name: "OTMedia",
             dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP", "COpenSSL"]
         ),
-        .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet"]),
+        .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet", "CXCB", "CYUV"]),
         .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling", "OTNet"]),
         // HTTP + WebSocket server and client on libwebsockets; no session concepts.
         .target(name: "OTNet", dependencies: ["CLibWebSockets"]),
@@ -76,8 +78,8 @@ let package = Package(
 
         // Test-only: OpenSSL primitives for an independent SRTP implementation to check libsrtp2 against.
         .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
-        // Test-only: helpers shared by several test targets (the opentok Python SDK venv, subprocesses, a junk UDP sender).
-        .target(name: "OTTestSupport", dependencies: ["OTMedia"], path: "Tests/OTTestSupport"),
+        // Test-only: helpers shared by several test targets (the opentok Python SDK venv, subprocesses, a junk UDP sender, an Xvfb).
+        .target(name: "OTTestSupport", dependencies: ["OTMedia", "CXCB", "CYUV"], path: "Tests/OTTestSupport"),
         .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto", "OTTestSupport"]),
         .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTNetTests", dependencies: ["OTNet", "OTTestSupport"]),

@@ -16,6 +16,8 @@ packages=(
   libturbojpeg0-dev # MJPEG cameras
   libsrtp2-dev      # SRTP
   libwebsockets-dev # HTTP + WebSocket server and client (router REST and signaling, OTKit's signaling client)
+  libxcb1-dev       # X11 through xcb: the window OTView (publisher.view / subscriber.view) shows itself in
+  xvfb              # a virtual X server: the OTView window tests start their own and read its pixels back
   libssl-dev        # OpenSSL: token/JWT HMACs (OTSignaling), DTLS later; the SRTP tests cross-check its AES-GCM
   openssl           # the openssl CLI: token tests recompute HMACs with `openssl dgst`
   python3-venv      # token interop tests install the opentok Python SDK into a venv under .build/

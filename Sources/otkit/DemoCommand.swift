@@ -12,15 +12,16 @@ import OTSignaling
 /// WebSocket signaling, VP8 and Opus, SRTP through the router's SFU.
 enum DemoCommand {
     static let help = """
-        usage: otkit demo [--seconds N] [--camera PATH | --test-pattern]
+        usage: otkit demo [--seconds N] [--camera PATH | --test-pattern] [--show]
 
           --seconds N      how long to run (default 5)
           --camera PATH    a V4L2 camera, e.g. /dev/video0 (default: the first camera found)
           --test-pattern   use the synthetic test pattern even if a camera exists
+          --show           show the publisher's and the subscriber's video in windows (X11: needs DISPLAY)
         """
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
-        let args = try Arguments(words, valued: ["seconds", "camera"], flags: ["test-pattern", "help"])
+        let args = try Arguments(words, valued: ["seconds", "camera"], flags: ["test-pattern", "help", "show"])
         if args.flags.contains("help") { print(help); return 0 }
         let seconds = try args.int("seconds", default: 5, range: 1...86_400)
         if args.flags.contains("test-pattern") && args.options["camera"] != nil {
@@ -29,6 +30,8 @@ enum DemoCommand {
         if let path = args.options["camera"], access(path, F_OK) != 0 {
             throw Arguments.UsageError(description: "no camera at \(path) (see `otkit devices`)")
         }
+        let show = args.flags.contains("show")
+        if show, let problem = OTView.displayProblem() { throw DemoError("--show: \(problem)") }
 
         // A throwaway project: the router and the tokens share a random secret.
         let project = ProjectCredentials.random()
@@ -56,6 +59,7 @@ enum DemoCommand {
         try publishing.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: project, connectionData: "demo publisher"))
         try observer.wait("the publisher to connect") { publishing.connection != nil }
         try publishing.publish(publisher)
+        if show { try publisher.view?.show(title: "otkit demo: publisher") }
         try observer.wait("the stream to start") { publisher.stream != nil }
         try subscribing.connect(withToken: try OpenTokToken.generate(sessionID: sessionId, credentials: project, role: .subscriber))
         try observer.wait("the subscriber to see the stream") { subscribing.streams.count == 1 }
@@ -64,6 +68,8 @@ enum DemoCommand {
         subscriber.videoRender = observer
         subscriber.networkStatsDelegate = observer
         try subscribing.subscribe(subscriber)
+        if show { try subscriber.view?.show(title: "otkit demo: subscriber") }
+        defer { subscriber.view?.hide(); publisher.view?.hide() }
 
         let live = LiveLine()
         let start = MonotonicClock.nanoseconds()

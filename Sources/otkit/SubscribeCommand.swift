@@ -10,7 +10,7 @@ import OTMedia
 enum SubscribeCommand {
     static let help = """
         usage: otkit subscribe --router URL --session ID (--token T | --api-key K --api-secret S)
-                               [--stream ID] [--out DIR] [--play DEVICE] [--seconds N] [--log-format json|text]
+                               [--stream ID] [--out DIR] [--play DEVICE] [--show] [--seconds N] [--log-format json|text]
 
         Subscribes to the streams of a session and reports each one's frame rate, bitrate
         and loss. Stops on SIGINT/SIGTERM or after --seconds, closing the files.
@@ -20,6 +20,7 @@ enum SubscribeCommand {
                             when the size changes) and DIR/<stream>.wav (that stream's
                             audio, 48 kHz mono 16-bit PCM) for each stream
           --play DEVICE     play the streams' audio, mixed, to an ALSA device (e.g. default, hw:0,0)
+          --show            show each stream's video in a window of its own (X11: needs DISPLAY)
           --seconds N       stop after N seconds (default: run until SIGINT/SIGTERM)
           --log-format F    json or text (default: text on a terminal, json otherwise)
           (--router, --session, --token, --api-key, --api-secret as for `otkit publish`)
@@ -28,7 +29,7 @@ enum SubscribeCommand {
         """
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
-        let args = try Arguments(words, valued: SessionOptions.valued.union(["stream", "out", "play", "seconds", "log-format"]), flags: ["help"])
+        let args = try Arguments(words, valued: SessionOptions.valued.union(["stream", "out", "play", "seconds", "log-format"]), flags: ["help", "show"])
         if args.flags.contains("help") { print(help); return 0 }
         StopSignal.install()
         let reporter = try Reporter(format: args.options["log-format"])
@@ -43,6 +44,9 @@ enum SubscribeCommand {
             }
         }
         let options = try SessionOptions(args)
+        let show = args.flags.contains("show")
+        // Refused before connecting: without a display no window could ever open.
+        if show, let problem = OTView.displayProblem() { throw CommandError("--show: \(problem)") }
 
         // Each stream's audio is recorded by its StreamRecorder; the device plays the mix.
         var sinks: [any AudioSink] = []
@@ -54,7 +58,7 @@ enum SubscribeCommand {
         let device = CommandAudioDevice(source: nil, sinks: sinks) { message in reporter.event("audio_error", message) }
         OTAudioDeviceManager.setAudioDevice(device)
 
-        let observer = SubscribeObserver(reporter: reporter, only: args.options["stream"], directory: args.options["out"])
+        let observer = SubscribeObserver(reporter: reporter, only: args.options["stream"], directory: args.options["out"], show: show)
         let queue = DispatchQueue(label: "otkit.subscribe.api")
         let settings = OTSessionSettings()
         settings.routerURL = options.routerURL

@@ -8,6 +8,8 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
     private let reporter: Reporter
     private let only: String?
     private let directory: String?
+    /// `--show`: each subscriber's view opens a window.
+    private let show: Bool
     private let lock = Lock()
     private var watches: [String: StreamWatch] = [:]
     private var subscribers: [String: OTSubscriber] = [:]
@@ -15,10 +17,11 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
     private var ended = false
     private var error: OTError?
 
-    init(reporter: Reporter, only: String?, directory: String?) {
+    init(reporter: Reporter, only: String?, directory: String?, show: Bool = false) {
         self.reporter = reporter
         self.only = only
         self.directory = directory
+        self.show = show
     }
 
     var isConnected: Bool { lock.locked { connected } }
@@ -26,7 +29,13 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
     var lastError: OTError? { lock.locked { error } }
 
     /// Before a new connection: forgets the old session's subscribers and state.
-    func reset() { lock.locked { connected = false; ended = false; error = nil; subscribers = [:] } }
+    func reset() {
+        let old = lock.locked { () -> [OTSubscriber] in
+            defer { connected = false; ended = false; error = nil; subscribers = [:] }
+            return Array(subscribers.values)
+        }
+        if show { for subscriber in old { subscriber.view?.removeFromSuperview() } }
+    }
 
     func sessionDidConnect(_ session: OTSession) {
         lock.locked { connected = true }
@@ -69,6 +78,17 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
         do {
             try session.subscribe(subscriber)
             lock.locked { subscribers[stream.streamId] = subscriber }
+            if show {
+                do {
+                    let view = subscriber.view
+                    try view?.show(title: "otkit subscribe: stream \(stream.streamId)")
+                    let window = Int(view?.x11WindowID ?? 0)
+                    reporter.event("window", "stream \(stream.streamId) shown in X11 window \(window)",
+                                   [("streamId", .text(stream.streamId)), ("windowId", .int(window))])
+                } catch {
+                    reporter.event("view_error", "cannot show stream \(stream.streamId): \(error.message)")
+                }
+            }
             reporter.event("stream", "subscribing to stream \(stream.streamId) (\(stream.name ?? "no name"))",
                            [("streamId", .text(stream.streamId)), ("name", .text(stream.name ?? ""))])
         } catch {
@@ -77,7 +97,8 @@ final class SubscribeObserver: OTSessionDelegate, @unchecked Sendable {
     }
 
     func session(_ session: OTSession, streamDestroyed stream: OTStream) {
-        guard lock.locked({ subscribers.removeValue(forKey: stream.streamId) }) != nil else { return }
+        guard let subscriber = lock.locked({ subscribers.removeValue(forKey: stream.streamId) }) else { return }
+        if show { subscriber.view?.removeFromSuperview() }  // as the guides do when a stream ends
         reporter.event("stream_ended", "stream \(stream.streamId) ended", [("streamId", .text(stream.streamId))])
     }
 

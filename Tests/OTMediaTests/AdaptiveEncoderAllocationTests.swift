@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import OTTestSupport
 import Testing
 @testable import OTMedia
 

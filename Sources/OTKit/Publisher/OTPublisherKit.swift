@@ -60,6 +60,8 @@ public class OTPublisherKit: @unchecked Sendable {
     private var unpublishing = false
     /// `await unpublish` callers, resumed when it is detached (under `lock`).
     var unpublishWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// What `view` returns (OTPublisherKit+View.swift); fed by the capture thread.
+    let linuxView = OTView(domain: .publisher)
 
     /// A publisher with `settings` (read once). Nothing is opened until it is published.
     public init(delegate: (any OTPublisherKitDelegate)?, settings: OTPublisherKitSettings = OTPublisherKitSettings()) {
@@ -226,7 +228,7 @@ public class OTPublisherKit: @unchecked Sendable {
     /// Binds a pipeline (socket, encoders' settings, sources); starts nothing.
     func makePipeline(destination: SocketAddress, keys: SRTPLegKeys, videoSSRC: UInt32?, audioSSRC: UInt32?,
                       simulcastSSRCs: [UInt32] = [], relayed: Bool) throws(OTError) -> (PublisherPipeline, MeteredAudioSource?) {
-        let videoSource = try makeVideoSource()
+        let videoSource = try makeVideoSource().map { ViewTapSource($0, view: linuxView) as any VideoSource }
         let audioSource: MeteredAudioSource?
         if audioTrack {
             do { audioSource = MeteredAudioSource(try OTAudioDeviceManager.makeCaptureSource()) } catch {

@@ -1,4 +1,5 @@
 /// A subscriber (`OTSubscriber`), made with the failable `init(stream:delegate:)` it
-/// inherits. On iOS it adds a view to the kit; here decoded frames go to `videoRender`
-/// (and to `view` where the view extension provides one). Cost: as `OTSubscriberKit`.
+/// inherits. On iOS it adds a view to the kit; here every subscriber has `view` (an
+/// `OTView`, see OTSubscriberKit+View.swift), besides `videoRender`. Cost: as
+/// `OTSubscriberKit`.
 public final class OTSubscriber: OTSubscriberKit, @unchecked Sendable {}

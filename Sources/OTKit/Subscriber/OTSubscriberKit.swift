@@ -78,6 +78,8 @@ public class OTSubscriberKit: @unchecked Sendable {
     var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
     /// `await unsubscribe` callers, resumed once the router removed the subscription (under `lock`).
     var unsubscribeWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// What `view` returns (OTSubscriberKit+View.swift); fed by the receive thread.
+    let linuxView = OTView(domain: .subscriber)
 
     /// A subscriber for `stream` (`initWithStream:delegate:`), failable as in OpenTok so
     /// the guides' `subscriber = OTSubscriber(stream: stream, delegate: self)` followed
@@ -195,6 +197,7 @@ public class OTSubscriberKit: @unchecked Sendable {
     private func decoded(_ frame: VideoFrame) {
         decodedSize.store(UInt64(frame.width) << 32 | UInt64(frame.height), ordering: .relaxed)
         guard videoGate.load(ordering: .relaxed) else { return }
+        linuxView.deliver(frame)
         let (render, session) = lock.withLock { (storedRender, storedSession) }
         if let render {
             render.renderVideoFrame(OTVideoFrame.wrap(frame, reusing: &renderWrapper))
