@@ -5,8 +5,9 @@ import OTKit
 /// "Subscribing to streams", in ../shared/seeds/), as a developer following them writes
 /// it, compiled against OTKit unchanged. Deliberately not `@testable`: only the public
 /// API is used. What differs from the guides, and why:
-/// - UIKit layout is gone; where the guides add `publisher.view` / `subscriber.view` to
-///   the screen there is a `// view:` comment (the Linux view is OTView's, tested there).
+/// - UIKit layout is gone: the guides' `publisher.view` / `subscriber.view` lines are
+///   here (an `OTView` on Linux, placed with `frame`), `addSubview` is not (the app's
+///   toolkit takes the view; `OTView.show` opens a window, tested in OTViewWindowTests).
 /// - The guides' `if error { … }` / `if (error)` is not Swift (an Optional is not a Bool)
 ///   in any SDK; it is written `if let error { … }` as their publishing guide does.
 /// - The session gets an `OTSessionSettings` naming the embedded router, and a serial
@@ -100,7 +101,9 @@ final class GuideViewController: NSObject, OTSessionDelegate, OTPublisherDelegat
         publisherSettings.cameraResolution = .low
         publisherSettings.cameraFrameRate = .rate15FPS
         let publisher = OTPublisher(delegate: self, settings: publisherSettings)!
-        // view: see OTView tests (`if let publisherView = publisher.view { … }`)
+        if let publisherView = publisher.view {
+            publisherView.frame = CGRect(x: 0, y: 0, width: 320, height: 240)  // then: add it to the UI
+        }
         self.publisher = publisher
 
         var error: OTError?
@@ -125,7 +128,7 @@ final class GuideViewController: NSObject, OTSessionDelegate, OTPublisherDelegat
 
     func publisher(_ publisher: OTPublisherKit, streamDestroyed stream: OTStream) {
         record("publisher streamDestroyed \(stream.streamId)")
-        // view: see OTView tests (`publisher.view?.removeFromSuperview()`)
+        publisher.view?.removeFromSuperview()
     }
 
     func publisher(_ publisher: OTPublisherKit, didFailWithError error: OTError) { record("publisher didFailWithError \(error.code)") }
@@ -159,7 +162,7 @@ final class GuideViewController: NSObject, OTSessionDelegate, OTPublisherDelegat
         if let error {
             print("unsubscribe failed with error: \(error)")
         }
-        // view: see OTView tests (`subscriber.view?.removeFromSuperview()`)
+        subscriber?.view?.removeFromSuperview()
     }
 
     func session(_ session: OTSession, streamDestroyed stream: OTStream) {
@@ -167,14 +170,16 @@ final class GuideViewController: NSObject, OTSessionDelegate, OTPublisherDelegat
         record("session streamDestroyed \(stream.streamId)")
 
         if subscriber?.stream?.streamId == stream.streamId {
-            // view: see OTView tests (`subscriber?.view?.removeFromSuperview()`)
+            subscriber?.view?.removeFromSuperview()
             subscriber = nil
         }
     }
 
     func subscriberDidConnect(toStream subscriber: OTSubscriberKit) {
         record("subscriberDidConnect \(subscriber.stream.streamId)")
-        // view: see OTView tests (`if let subscriberView = self.subscriber?.view { … }`)
+        if let subscriberView = self.subscriber?.view {
+            subscriberView.frame = CGRect(x: 0, y: 240, width: 320, height: 240)  // then: add it to the UI
+        }
     }
 
     func subscriber(_ subscriber: OTSubscriberKit, didFailWithError error: OTError) { record("subscriber didFailWithError \(error.code)") }
