@@ -12,18 +12,7 @@ import Testing
 
     @Test func oneDatagramFromANewSourceMovesNothingAndAProbationMovesTheReceiver() throws {
         let master = SRTPLegKeys.random(profile: .aeadAES128GCM)
-        var configuration = PublisherConfiguration(destination: .ipv4Loopback(port: 9),
-                                                   video: VP8EncoderSettings(width: 160, height: 120, frameRate: 15, bitrateKbps: 150),
-                                                   audio: OpusEncoderSettings(format: .mono20ms))
-        configuration.keys = master
-        configuration.localAddress = .ipv4Loopback()
-        configuration.relayedFanOut = true
-        configuration.relayedKeysPerReceiver = true
-        let publisher = try PublisherPipeline(
-            configuration: configuration,
-            videoSource: try TestPatternSource(format: VideoFormat(width: 160, height: 120, frameRate: 15)),
-            audioSource: try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms))
-        try publisher.start()
+        let (publisher, configuration) = try RelayedReceiverKeysTests.startRelayedPublisher(master: master)
         defer { publisher.stop() }
         let address = publisher.localAddress
 

@@ -75,6 +75,24 @@ import Testing
         }
     }
 
+    /// A started relayed publisher (160x120 15 fps test pattern and a tone) with keys per
+    /// receiver under `master`, bound to loopback.
+    static func startRelayedPublisher(master: SRTPLegKeys) throws -> (PublisherPipeline, PublisherConfiguration) {
+        var configuration = PublisherConfiguration(destination: .ipv4Loopback(port: 9),
+                                                   video: VP8EncoderSettings(width: 160, height: 120, frameRate: 15, bitrateKbps: 150),
+                                                   audio: OpusEncoderSettings(format: .mono20ms))
+        configuration.keys = master
+        configuration.localAddress = .ipv4Loopback()
+        configuration.relayedFanOut = true
+        configuration.relayedKeysPerReceiver = true
+        let publisher = try PublisherPipeline(
+            configuration: configuration,
+            videoSource: try TestPatternSource(format: VideoFormat(width: 160, height: 120, frameRate: 15)),
+            audioSource: try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms))
+        try publisher.start()
+        return (publisher, configuration)
+    }
+
     @Test func derivedKeysAreTheReceiversOwnForEveryProfile() {
         for profile in [SRTPProfile.aeadAES128GCM, .aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32] {
             let master = SRTPLegKeys.random(profile: profile)
@@ -91,18 +109,7 @@ import Testing
 
     @Test func eachReceiverDecryptsOnlyItsOwnCopyAndCannotForgeAnothersRTCP() throws {
         let master = SRTPLegKeys.random(profile: .aeadAES128GCM)
-        var configuration = PublisherConfiguration(destination: .ipv4Loopback(port: 9),
-                                                   video: VP8EncoderSettings(width: 160, height: 120, frameRate: 15, bitrateKbps: 150),
-                                                   audio: OpusEncoderSettings(format: .mono20ms))
-        configuration.keys = master
-        configuration.localAddress = .ipv4Loopback()
-        configuration.relayedFanOut = true
-        configuration.relayedKeysPerReceiver = true
-        let publisher = try PublisherPipeline(
-            configuration: configuration,
-            videoSource: try TestPatternSource(format: VideoFormat(width: 160, height: 120, frameRate: 15)),
-            audioSource: try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms))
-        try publisher.start()
+        let (publisher, configuration) = try Self.startRelayedPublisher(master: master)
         defer { publisher.stop() }
         let address = publisher.localAddress
 
