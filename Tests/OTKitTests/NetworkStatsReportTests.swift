@@ -67,9 +67,7 @@ struct NetworkStatsReportTests {
         publisher.rtcStatsReportDelegate = log
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let (subscriber, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
         subscriber.networkStatsDelegate = log
         subscriber.rtcStatsReportDelegate = log

@@ -41,9 +41,7 @@ struct OTViewTests {
         try expectLiveView(try #require(publisher.view), width: 320, height: 240, what: "publisher")
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let (subscriber, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
         let view = try #require(subscriber.view)
         try expectLiveView(view, width: 320, height: 240, what: "subscriber")
@@ -112,9 +110,7 @@ struct OTViewTests {
         try await expectUpdates(try #require(publisher.view), width: 160, height: 120)
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let (subscriber, _) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
         try await expectUpdates(try #require(subscriber.view), width: 160, height: 120)
         sessionB.disconnect()

@@ -38,9 +38,7 @@ struct OTViewWindowTests {
         let (_, streamId) = try kit.publishPattern(sessionA, a, width: 320, height: 240, fps: 30)
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let (subscriber, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
         let view = try #require(subscriber.view)
         try view.show(title: "OTViewWindowTests", display: display.name)

@@ -149,9 +149,7 @@ struct OwnStreamAndUnsubscribeTests {
         let (_, streamId) = try kit.publishPattern(sessionA, a, width: 160, height: 120, fps: 30)
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let streamB = try #require(sessionB.streams[streamId])
         let subscriber = try #require(OTSubscriber(stream: streamB, delegate: b))
         let render = FrameNumberRender()

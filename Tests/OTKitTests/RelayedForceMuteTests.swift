@@ -33,9 +33,7 @@ struct RelayedForceMuteTests {
         let pipeline = try #require(publisher.lock.withLock { publisher.pipeline })
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let (subscriber, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
         func audioReceived() -> UInt64 { subscriber.counters?.audio.packets ?? 0 }
         #expect(b.wait(20) { _ in audioReceived() >= 50 && render.seen.count >= 10 }, "audio and video arrive peer to peer")

@@ -35,9 +35,7 @@ struct RelayedMediaPathTests {
         let publisherPipeline = try #require(publisher.lock.withLock { publisher.pipeline }, "the relayed publisher runs its own pipeline")
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let (subscriber, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
         let subscriberPipeline = try #require(subscriber.lock.withLock { subscriber.pipeline })
 
@@ -63,9 +61,7 @@ struct RelayedMediaPathTests {
 
         // A second subscriber: keys of its own, both get the stream (one copy each).
         let c = DelegateRecorder()
-        let sessionC = try kit.makeSession(router, sessionId, c)
-        try kit.connect(sessionC, c, token: try kit.token(sessionId, .subscriber))
-        #expect(c.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionC = try kit.joinSeeing(streamId, router, sessionId, c)
         let (second, secondRender) = try kit.subscribeReadingFrameNumbers(sessionC, c, try #require(sessionC.streams[streamId]))
         let secondKeys = try #require(second.lock.withLock { second.pipeline }?.configuration.keys)
         #expect(secondKeys.receive != sub.keys?.receive && secondKeys.send != sub.keys?.send, "two subscribers, two sets of keys")

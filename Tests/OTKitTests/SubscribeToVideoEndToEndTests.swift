@@ -34,9 +34,7 @@ struct SubscribeToVideoEndToEndTests {
         let (_, streamId) = try kit.publishPattern(sessionA, a, width: 160, height: 120, fps: 30)
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let (subscriber, render) = try kit.subscribeReadingFrameNumbers(sessionB, b, try #require(sessionB.streams[streamId]))
         #expect(b.wait(20) { _ in render.seen.count >= 15 && (subscriber.counters?.audio.packets ?? 0) >= 50 },
                 "video and audio arrive: \(render.seen.count) frames, \(String(describing: subscriber.counters))")

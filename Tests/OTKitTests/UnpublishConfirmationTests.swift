@@ -87,9 +87,7 @@ struct UnpublishConfirmationTests {
         try kit.connect(sessionA, a, token: try kit.token(sessionId, .publisher))
         let (publisher, streamId) = try kit.publishPattern(sessionA, a, width: 160, height: 120, fps: 15)
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
 
         cut.setCut(true)
         #expect(a.wait { $0.contains("didBeginReconnecting") })

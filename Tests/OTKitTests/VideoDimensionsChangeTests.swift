@@ -26,9 +26,7 @@ struct VideoDimensionsChangeTests {
         let (publisher, streamId) = try kit.publishPattern(sessionA, a, width: 320, height: 240, fps: 15)
 
         let b = DelegateRecorder()
-        let sessionB = try kit.makeSession(router, sessionId, b)
-        try kit.connect(sessionB, b, token: try kit.token(sessionId, .subscriber))
-        #expect(b.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionB = try kit.joinSeeing(streamId, router, sessionId, b)
         let seen = try #require(sessionB.streams[streamId])
         #expect(seen.videoDimensions == OTVideoDimensions(width: 320, height: 240))
 
@@ -40,9 +38,7 @@ struct VideoDimensionsChangeTests {
 
         // A client joining later learns the current size.
         let c = DelegateRecorder()
-        let sessionC = try kit.makeSession(router, sessionId, c)
-        try kit.connect(sessionC, c, token: try kit.token(sessionId, .subscriber))
-        #expect(c.wait { $0.contains("streamCreated \(streamId)") })
+        let sessionC = try kit.joinSeeing(streamId, router, sessionId, c)
         #expect(sessionC.streams[streamId]?.videoDimensions == smaller)
 
         // The real tick: the encoder still runs at 320x240, so the next stats tick puts it back.

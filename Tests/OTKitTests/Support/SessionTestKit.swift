@@ -50,6 +50,16 @@ struct SessionTestKit {
         #expect(recorder.wait { $0.contains("didConnect") }, comment, sourceLocation: sourceLocation)
     }
 
+    /// Another client joins `sessionId` as a subscriber-role session and expects its
+    /// streamCreated for `streamId`: the set-up of every "A publishes, B watches" test.
+    func joinSeeing(_ streamId: String, _ router: Router, _ sessionId: String, _ recorder: DelegateRecorder,
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> OTSession {
+        let session = try makeSession(router, sessionId, recorder, sourceLocation: sourceLocation)
+        try connect(session, recorder, token: try token(sessionId, .subscriber), sourceLocation: sourceLocation)
+        #expect(recorder.wait { $0.contains("streamCreated \(streamId)") }, sourceLocation: sourceLocation)
+        return session
+    }
+
     /// Publishes the stamped test pattern (plus the default audio) and expects the
     /// publisher's streamCreated; returns the publisher and its stream id.
     /// `configure` may change the other settings (e.g. `publisherAudioFallbackEnabled`).
