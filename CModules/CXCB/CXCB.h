@@ -152,7 +152,10 @@ static inline void cxcb_request_close(xcb_connection_t *c, xcb_window_t window) 
     event.type = cxcb_atom(c, "WM_PROTOCOLS");
     event.data.data32[0] = cxcb_atom(c, "WM_DELETE_WINDOW");
     event.data.data32[1] = XCB_CURRENT_TIME;
-    xcb_send_event(c, 0, window, XCB_EVENT_MASK_NO_EVENT, (const char *)&event);
-    xcb_flush(c);
+    // Checked, so the request has been processed before the caller disconnects: under
+    // load Xvfb dropped an unchecked SendEvent written just before the client's close.
+    xcb_generic_error_t *error = xcb_request_check(c, xcb_send_event_checked(c, 0, window, XCB_EVENT_MASK_NO_EVENT,
+                                                                             (const char *)&event));
+    free(error);
 }
 #endif
