@@ -28,8 +28,6 @@ let package = Package(
         cModule("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
         cModule("CSRTP", pkgConfig: "libsrtp2", apt: ["libsrtp2-dev"]),
         cModule("COpenSSL", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
-        // libssl: DTLS-SRTP on the media path, TLS on the signaling server.
-        cModule("CSSL", pkgConfig: "openssl", apt: ["libssl-dev"]),
         cModule("CLibWebSockets", pkgConfig: "libwebsockets", apt: ["libwebsockets-dev"]),
         // X11 through xcb: the window OTView shows itself in (issue 15).
         cModule("CXCB", pkgConfig: "xcb", apt: ["libxcb1-dev"]),
