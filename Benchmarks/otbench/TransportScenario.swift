@@ -70,7 +70,10 @@ enum TransportScenario: Scenario {
             if wanted(publisher.label) {
                 results += try publisher.run(frames: frames, runs: runs, sink: sink, libsrtp: libsrtp, log: log)
             }
-            results += try GStreamerComparison(publisher: publisher).run(frames: frames, runs: runs, sink: sink, log: log)
+            // Twice the pairs less one (21 by default): its goal (< 1.0) sits a few per cent
+            // under the expected ratio, and 11 pairs' median still moved ±6 % between runs.
+            results += try GStreamerComparison(publisher: publisher).run(frames: frames, runs: 2 * runs - 1,
+                                                                          sink: sink, log: log)
         }
         if wanted(latency.label) { results += try latency.run(log: log) }
         return results
