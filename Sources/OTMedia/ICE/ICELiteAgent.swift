@@ -128,7 +128,10 @@ public struct ICELiteAgent: Sendable {
     /// Step 6 and the nomination / consent bookkeeping.
     private mutating func answer(_ key: ICEUfragKey, _ message: STUNMessage, from source: SocketAddress, now: UInt64,
                                  response: UnsafeMutableRawBufferPointer) -> ICEResult {
-        guard var leg = legs[key] else { return .drop(.unknownUfrag) }
+        guard var leg = legs[key] else {
+            counters.count(.unknownUfrag)
+            return .drop(.unknownUfrag)
+        }
         let written = leg.localPassword.withUnsafeBytes { key in
             try? STUNBinding.writeSuccessResponse(into: response, transactionID: message.transactionID,
                                                   mapped: source, integrityKey: key)

@@ -8,8 +8,9 @@ public enum STUNBinding {
 
     /// Writes a Binding success response to the request `transactionID`: XOR-MAPPED-ADDRESS
     /// `mapped` (the request's source), MESSAGE-INTEGRITY keyed by `integrityKey` (the
-    /// server's ICE password), FINGERPRINT. Returns the size (56 for IPv4, 68 for IPv6).
-    /// Cost: one HMAC-SHA1 and a CRC-32 over ≤ 76 bytes; no allocation.
+    /// server's ICE password), FINGERPRINT. Returns the size (64 for IPv4, 76 for IPv6).
+    /// Cost: one HMAC-SHA1 and a CRC-32 over ≤ 76 bytes; nothing allocated here (OpenSSL
+    /// builds its HMAC context internally).
     public static func writeSuccessResponse(into buffer: UnsafeMutableRawBufferPointer,
                                             transactionID: STUNTransactionID, mapped: SocketAddress,
                                             integrityKey: UnsafeRawBufferPointer) throws(STUNError) -> Int {
