@@ -108,14 +108,16 @@ public struct ICELiteAgent: Sendable {
 
     /// Steps 1–5: the leg's key and the parsed request, or why not.
     private func check(_ datagram: UnsafeRawBufferPointer) -> Result<(ICEUfragKey, STUNMessage), ICEDropReason> {
-        guard let message = try? STUNMessage(parsing: datagram) else { return .failure(.malformed) }
+        guard case let .success(message) = STUNMessage.read(datagram) else { return .failure(.malformed) }
         guard message.type == .bindingRequest else { return .failure(.notBindingRequest) }
         guard message.verifyFingerprint(in: datagram) else { return .failure(.badFingerprint) }
         guard let username = message.username else { return .failure(.unknownUfrag) }
         let value = datagram.view(username)
-        guard let colon = value.firstIndex(of: UInt8(ascii: ":")),
-              let key = ICEUfragKey(value.view(0 ..< colon)), let leg = legs[key],
-              leg.remoteUfrag.withUnsafeBytes({ value.view(colon + 1 ..< value.count).elementsEqual($0) })
+        // Index loops, not generic algorithms: unspecialised (debug) generics allocate.
+        var colon = 0
+        while colon < value.count, value[colon] != UInt8(ascii: ":") { colon += 1 }
+        guard colon < value.count, let key = ICEUfragKey(value.view(0 ..< colon)), let leg = legs[key],
+              leg.remoteUfrag.withUnsafeBytes({ Self.equal(value.view(colon + 1 ..< value.count), $0) })
         else { return .failure(.unknownUfrag) }
         guard leg.localPassword.withUnsafeBytes({ message.verifyIntegrity(in: datagram, key: $0) }) else {
             return .failure(.badIntegrity)
@@ -123,6 +125,13 @@ public struct ICELiteAgent: Sendable {
         guard message.unknownRequiredCount == 0 else { return .failure(.unknownAttribute) }
         guard message.iceControlled == nil || message.iceControlling != nil else { return .failure(.roleConflict) }
         return .success((key, message))
+    }
+
+    /// Byte-wise equality.
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in 0 ..< a.count where a[index] != b[index] { return false }
+        return true
     }
 
     /// Step 6 and the nomination / consent bookkeeping.

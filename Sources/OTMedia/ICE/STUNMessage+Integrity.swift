@@ -12,7 +12,8 @@ extension STUNMessage {
     /// attribute with the header's length field set as if MESSAGE-INTEGRITY were the last
     /// attribute (RFC 8489 section 14.5: FINGERPRINT after it is not counted). Compared in
     /// constant time. `datagram` must be the bytes this message was parsed from. Cost: a
-    /// copy of the covered bytes onto the stack (≤ 1,500) and one HMAC-SHA1.
+    /// copy of the covered bytes (≤ 1,500) into a temporary buffer, so the datagram is never
+    /// written, and one HMAC-SHA1.
     public func verifyIntegrity(in datagram: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> Bool {
         guard let offset = integrityOffset, datagram.count == size,
               offset + 4 + STUN.integritySize <= datagram.count else { return false }
@@ -25,16 +26,5 @@ extension STUNMessage {
             return STUNIntegrity.equalInConstantTime(UnsafeRawBufferPointer(computed),
                                                      datagram.view(from: offset + 4, count: STUN.integritySize))
         }
-    }
-
-    /// True when the USERNAME value equals `prefix` ‖ ":" ‖ `suffix` byte for byte.
-    /// Cost: one pass over the username, no allocation.
-    func usernameEquals(_ datagram: UnsafeRawBufferPointer, local: UnsafeRawBufferPointer,
-                        remote: UnsafeRawBufferPointer) -> Bool {
-        guard let range = username, range.count == local.count + 1 + remote.count,
-              range.upperBound <= datagram.count else { return false }
-        let value = datagram.view(range)
-        return value.prefix(local.count).elementsEqual(local) && value[local.count] == UInt8(ascii: ":")
-            && value.suffix(remote.count).elementsEqual(remote)
     }
 }

@@ -59,17 +59,16 @@ public struct STUNWriter {
     }
 
     /// Appends an attribute whose value is the UTF-8 of `text` (USERNAME, SOFTWARE).
+    /// Cost: a copy of the UTF-8 (a native string's storage: no allocation).
     public mutating func append(_ type: STUNAttributeType, text: String) throws(STUNError) {
         var text = text
-        let result: Result<Void, STUNError> = text.withUTF8 { utf8 in
-            do throws(STUNError) {
-                try append(type, bytes: UnsafeRawBufferPointer(utf8))
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
+        let offset = try reserve(type, length: text.utf8.count)
+        let buffer = buffer
+        text.withUTF8 { utf8 in
+            guard !utf8.isEmpty else { return }
+            UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + utf8.count])
+                .copyMemory(from: UnsafeRawBufferPointer(utf8))
         }
-        try result.get()
     }
 
     /// Appends a 4-byte big-endian value (PRIORITY).
