@@ -84,7 +84,9 @@ public struct ICELiteAgent: Sendable {
     }
 
     /// The leg whose selected address is `address`: how DTLS, RTP and RTCP from that
-    /// address find their leg. Cost: one hash lookup.
+    /// address find their leg. An address maps to one leg: if two legs nominate the same
+    /// address (one client socket for two legs), the later nomination wins, so such a client
+    /// must BUNDLE its legs or use one socket per leg. Cost: one hash lookup.
     public func leg(selectedAt address: SocketAddress) -> ICELegID? { legBySelectedAddress[address] }
 
     /// Handles one STUN datagram from `source` at `now`: on success writes the response
