@@ -38,7 +38,7 @@ let package = Package(
 
         .target(
             name: "OTMedia",
-            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP", "COpenSSL"]
+            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP", "COpenSSL", "CSSL"]
         ),
         .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet", "CXCB", "CYUV"]),
         .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling", "OTNet"]),
@@ -69,12 +69,13 @@ let package = Package(
             path: "Benchmarks/CBarePublisher",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        .target(name: "CBareDTLS", dependencies: ["CSSL"], path: "Benchmarks/CBareDTLS", cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CBareRelay", path: "Benchmarks/CBareRelay", cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
             dependencies: ["OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBarePublisher", "CBareSRTP", "CBareRelay",
-                           "CAllocCounter"],
+                           "CAllocCounter", "CBareDTLS"],
             path: "Benchmarks/otbench"
         ),
 
