@@ -54,6 +54,30 @@ import Testing
         #expect(client.nextTimeout(now: DTLSTest.now()) == nil, "no timer once connected")
     }
 
+    /// The server's last flight (ChangeCipherSpec + Finished) is lost after the server is
+    /// connected: the client's timer resends its last flight, the connected server answers
+    /// its Finished again, and the client connects with the same keys.
+    @Test func lostServerLastFlightIsResentOnTheClientsRepeat() throws {
+        let (client, server) = try DTLSTest.pair()
+        client.start(now: DTLSTest.now())
+        var toClient = DTLSTest.deliver(DTLSTest.outgoing(client), to: server, now: DTLSTest.now())
+        let lastClientFlight = DTLSTest.deliver(toClient, to: client, now: DTLSTest.now())
+        _ = DTLSTest.deliver(lastClientFlight, to: server, now: DTLSTest.now())
+        #expect(server.state == .connected)
+        #expect(client.state == .handshaking, "the server's last flight was dropped")
+        let begin = DTLSTest.now()
+        while client.state != .connected, DTLSTest.now() - begin < 5_000_000_000 {
+            DTLSTest.sleepNanoseconds(20_000_000)
+            client.handleTimeout(now: DTLSTest.now())
+            toClient = DTLSTest.deliver(DTLSTest.outgoing(client), to: server, now: DTLSTest.now())
+            DTLSTest.deliver(toClient, to: client, now: DTLSTest.now())
+        }
+        #expect(client.state == .connected)
+        #expect(client.counters.retransmissions >= 1)
+        #expect(client.srtpKeys?.local == server.srtpKeys?.remote)
+        #expect(client.srtpKeys?.remote == server.srtpKeys?.local)
+    }
+
     /// The retransmission timer reports 50 ms first, then doubles.
     @Test func retransmissionTimerStartsAt50ms() throws {
         let (client, _) = try DTLSTest.pair()
