@@ -53,7 +53,8 @@ import Testing
         let counters = server.counters
         #expect(counters.datagramsReceived == 10_000)
         #expect(counters.datagramsIgnored >= 2_000, "every non-DTLS and short datagram is dropped before OpenSSL")
-        #expect(counters.datagramsIgnored + counters.rejectedBeforeHandshake > 0)
+        #expect(counters.rejectedBeforeHandshake >= 1_000, "OpenSSL refused the random records; each reset the SSL object")
+        #expect(counters.datagramsSent == 0, "nothing is answered to garbage (no alerts to unknown senders)")
         #expect(server.state == .new, "nothing in the garbage was a ClientHello OpenSSL accepted")
         // The same transport then completes a real handshake.
         DTLSTest.handshake(client, server)
