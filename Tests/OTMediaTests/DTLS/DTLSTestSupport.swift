@@ -116,6 +116,9 @@ enum DTLSTest {
 final class DTLSTestSocket {
     let descriptor: Int32
     let port: UInt16
+    /// The largest datagram `send` has sent, and how many it sent.
+    private(set) var largestSent = 0
+    private(set) var sentCount = 0
 
     init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
@@ -140,6 +143,8 @@ final class DTLSTestSocket {
 
     /// Sends `bytes` as one datagram to 127.0.0.1:`port`.
     func send(_ bytes: UnsafeRawBufferPointer, to port: UInt16) {
+        largestSent = max(largestSent, bytes.count)
+        sentCount += 1
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -28,6 +28,11 @@ import Testing
             server.handleTimeout(now: DTLSTest.now())
             serverSocket.sendOutgoing(of: server, to: clientSocket.port)
         }
+        // Every flight left as datagrams within the link MTU, one per OpenSSL write.
+        #expect(clientSocket.largestSent <= DTLSTransport.mtu && serverSocket.largestSent <= DTLSTransport.mtu)
+        #expect(clientSocket.sentCount >= 2 && serverSocket.sentCount >= 2)
+        #expect(UInt64(clientSocket.sentCount) == client.counters.datagramsSent)
+        #expect(UInt64(serverSocket.sentCount) == server.counters.datagramsSent)
     }
 
     @Test func gcmPreferredKeysAgreeAndCarryRTPBothWays() throws {
