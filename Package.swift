@@ -28,6 +28,8 @@ let package = Package(
         cModule("CTurboJPEG", pkgConfig: "libturbojpeg", apt: ["libturbojpeg0-dev"]),
         cModule("CSRTP", pkgConfig: "libsrtp2", apt: ["libsrtp2-dev"]),
         cModule("COpenSSL", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+        // libssl: DTLS-SRTP on the media path, TLS on the signaling server.
+        cModule("CSSL", pkgConfig: "openssl", apt: ["libssl-dev"]),
         cModule("CLibWebSockets", pkgConfig: "libwebsockets", apt: ["libwebsockets-dev"]),
         // X11 through xcb: the window OTView shows itself in (issue 15).
         cModule("CXCB", pkgConfig: "xcb", apt: ["libxcb1-dev"]),
@@ -36,7 +38,7 @@ let package = Package(
 
         .target(
             name: "OTMedia",
-            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP", "COpenSSL"]
+            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP", "COpenSSL", "CSSL"]
         ),
         .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet", "CXCB", "CYUV"]),
         .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling", "OTNet"]),
@@ -67,12 +69,13 @@ let package = Package(
             path: "Benchmarks/CBarePublisher",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        .target(name: "CBareDTLS", dependencies: ["CSSL"], path: "Benchmarks/CBareDTLS", cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CBareRelay", path: "Benchmarks/CBareRelay", cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
             dependencies: ["OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBarePublisher", "CBareSRTP", "CBareRelay",
-                           "CAllocCounter"],
+                           "CAllocCounter", "CBareDTLS"],
             path: "Benchmarks/otbench"
         ),
 
