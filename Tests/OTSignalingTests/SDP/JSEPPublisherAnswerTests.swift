@@ -12,7 +12,7 @@ import Testing
         return (offer, try JSEP.answer(offer: offer, local: local, sessionID: 42))
     }
 
-    static let offers = SDPVectors.all.filter { $0.0 != "rfc8866Example" }
+    static let offers = SDPVectors.all.filter { !["rfc8866Example", "chromeSubscriberAnswer"].contains($0.0) }
 
     /// The invariants of every answer: it parses back; one answer section per offered one;
     /// accepted sections echo the offer's payload types, every offered supported extension

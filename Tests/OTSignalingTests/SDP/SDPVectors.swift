@@ -666,6 +666,61 @@ a=ssrc:3842572561 cname:bCLI/H79hwTLcz4h
 a=ssrc:3842572561 msid:5bc85193-ddf9-424c-a3b6-2a3d2d385328 95e50e98-fdb6-40b7-8fbe-cc42711ceaeb
 """#)
 
+    /// Chromium's ANSWER to the router's subscriber offer (``JSEPSubscriberTests/offer``:
+    /// audio mid 0 SSRC 1111, video mid 1 SSRC 2222 + RTX 3333, session id 43): the page ran
+    /// `setRemoteDescription(offer)`, `createAnswer`, `setLocalDescription` and logged
+    /// `pc.localDescription.sdp`; both transceivers came out `recvonly`.
+    static let chromeSubscriberAnswer = crlf(#"""
+v=0
+o=- 39659638171636164 2 IN IP4 127.0.0.1
+s=-
+t=0 0
+a=group:BUNDLE 0 1
+a=msid-semantic: WMS
+m=audio 43158 UDP/TLS/RTP/SAVPF 111
+c=IN IP4 127.0.0.1
+a=rtcp:9 IN IP4 0.0.0.0
+a=candidate:2853805051 1 udp 2122260223 127.0.0.1 43158 typ host generation 0 network-id 1 network-cost 50
+a=candidate:3570825571 1 tcp 1518280447 127.0.0.1 9 typ host tcptype active generation 0 network-id 1 network-cost 50
+a=ice-ufrag:ThxB
+a=ice-pwd:RJtIaEMTkC/8l9XMAV8eZeeF
+a=ice-options:trickle
+a=fingerprint:sha-256 F0:3C:FA:B3:32:7E:0B:18:5B:90:23:1F:00:AA:0C:23:28:B9:AA:66:5D:06:55:F7:BF:CC:2A:5A:12:E0:E8:C9
+a=setup:active
+a=mid:0
+a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level
+a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time
+a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01
+a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid
+a=recvonly
+a=rtcp-mux
+a=rtpmap:111 opus/48000/2
+a=rtcp-fb:111 transport-cc
+a=fmtp:111 minptime=10;useinbandfec=1
+m=video 9 UDP/TLS/RTP/SAVPF 96 97
+c=IN IP4 0.0.0.0
+a=rtcp:9 IN IP4 0.0.0.0
+a=ice-ufrag:ThxB
+a=ice-pwd:RJtIaEMTkC/8l9XMAV8eZeeF
+a=ice-options:trickle
+a=fingerprint:sha-256 F0:3C:FA:B3:32:7E:0B:18:5B:90:23:1F:00:AA:0C:23:28:B9:AA:66:5D:06:55:F7:BF:CC:2A:5A:12:E0:E8:C9
+a=setup:active
+a=mid:1
+a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time
+a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01
+a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid
+a=recvonly
+a=rtcp-mux
+a=rtpmap:96 VP8/90000
+a=rtcp-fb:96 goog-remb
+a=rtcp-fb:96 transport-cc
+a=rtcp-fb:96 ccm fir
+a=rtcp-fb:96 nack
+a=rtcp-fb:96 nack pli
+a=rtpmap:97 rtx/90000
+a=fmtp:97 apt=96
+"""#)
+
     /// RFC 8829 (JSEP) §7.1's offer, as web-platform-tests carries it (fingerprint on one
     /// line, candidate lines left out; the RFC's RTP host candidate of the video section put back,
     /// with `a=end-of-candidates`): sendrecv Opus 96 + VP8 100 / RTX 101, a different
@@ -746,6 +801,6 @@ a=rtpmap:99 h263-1998/90000
     static let all: [(String, String)] = [
         ("chromePublisher", chromePublisher), ("chromeSimulcast", chromeSimulcast),
         ("chromeH264AndDataChannel", chromeH264AndDataChannel), ("chromeAddTrack", chromeAddTrack),
-        ("rfc8829Offer", rfc8829Offer), ("rfc8866Example", rfc8866Example),
+        ("chromeSubscriberAnswer", chromeSubscriberAnswer), ("rfc8829Offer", rfc8829Offer), ("rfc8866Example", rfc8866Example),
     ]
 }
