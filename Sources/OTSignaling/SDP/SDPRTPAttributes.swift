@@ -70,9 +70,9 @@ public struct SDPFormatParameters: SDPAttributeValue, Equatable, Hashable {
     /// ignored), nil when absent. Cost: a scan of the text.
     public func parameter(_ name: String) -> String? {
         for item in parameters.split(separator: ";") {
-            let pair = item.split(separator: "=", maxSplits: 1)
-            let key = pair[0].drop { $0 == " " }
-            if pair.count == 2, key.lowercased() == name.lowercased() { return String(pair[1]) }
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard pair.count == 2 else { continue }
+            if pair[0].drop(while: { $0 == " " }).lowercased() == name.lowercased() { return String(pair[1]) }
         }
         return nil
     }

@@ -23,7 +23,9 @@ public struct SDPFingerprint: SDPAttributeValue, Equatable, Hashable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(pairs.count)
         for pair in pairs {
-            guard pair.utf8.count == 2, let byte = UInt8(pair, radix: 16) else { throw .malformedField(field: "fingerprint") }
+            // Two hex digits exactly: UInt8(_:radix:) alone would take "+F".
+            guard pair.utf8.count == 2, pair.utf8.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }),
+                  let byte = UInt8(pair, radix: 16) else { throw .malformedField(field: "fingerprint") }
             bytes.append(byte)
         }
         self.init(algorithm: String(parts[0]), bytes: bytes)

@@ -55,6 +55,7 @@ import Testing
         ("rtpmap clock 0", inSection("a=rtpmap:96 VP8/0"), 7, .numberOutOfRange(field: "rtpmap clock rate")),
         ("rtpmap clock huge", inSection("a=rtpmap:96 VP8/99999999999999999999999"), 7, .numberOutOfRange(field: "rtpmap clock rate")),
         ("fmtp apt 300", inSection("a=fmtp:97 apt=300"), 7, .numberOutOfRange(field: "payload type")),
+        ("fmtp apt empty", inSection("a=fmtp:97 apt="), 7, .numberOutOfRange(field: "payload type")),
         ("rtcp-fb pt 128", inSection("a=rtcp-fb:128 nack"), 7, .numberOutOfRange(field: "payload type")),
         ("extmap id 0", inSection("a=extmap:0 urn:x"), 7, .numberOutOfRange(field: "extmap id")),
         ("extmap id 256", inSection("a=extmap:256 urn:x"), 7, .numberOutOfRange(field: "extmap id")),
@@ -73,6 +74,7 @@ import Testing
         ("simulcast empty rid", inSection("a=simulcast:send h;;l"), 7, .malformedField(field: "simulcast")),
         ("simulcast send twice", inSection("a=simulcast:send h send l"), 7, .malformedField(field: "simulcast")),
         ("fingerprint bad hex", inSection("a=fingerprint:sha-256 GG:00"), 7, .malformedField(field: "fingerprint")),
+        ("fingerprint signed hex", inSection("a=fingerprint:sha-256 +F:00"), 7, .malformedField(field: "fingerprint")),
         ("ice-pwd too short", inSection("a=ice-pwd:short"), 7, .malformedField(field: "ice-pwd")),
         ("ice-ufrag bad char", inSection("a=ice-ufrag:ab-cd"), 7, .malformedField(field: "ice-ufrag")),
         ("setup unknown", inSection("a=setup:both"), 7, .malformedField(field: "setup")),
@@ -96,6 +98,14 @@ import Testing
     @Test func invalidUTF8IsRefused() {
         let bytes = Array(Self.head.utf8) + Array("a=x:".utf8) + [0xFF] + [0x0D, 0x0A]
         #expect(throws: SDPError(line: 5, reason: .invalidUTF8)) { try SessionDescription(parsing: bytes) }
+    }
+
+    /// Odd but well-formed parameter lists are kept as text and read without a trap.
+    @Test func oddFormatParametersAreKept() throws {
+        let section = try SessionDescription(parsing: Self.inSection("a=fmtp:96 =\r\na=fmtp:97 ;;=;x")).media[0]
+        #expect(section.formatParameters.map(\.parameters) == ["=", ";;=;x"])
+        #expect(section.formatParameters(for: 96)?.parameter("apt") == nil)
+        #expect(section.formatParameters(for: 97)?.associatedPayloadType == nil)
     }
 
     /// At the caps: accepted.
