@@ -1,5 +1,5 @@
 extension SessionDescription {
-    /// Parses `text` strictly (RFC 8866): see ``init(parsing:)-(some Collection<UInt8>)``.
+    /// Parses `text` strictly (RFC 8866), as the byte form below does (same limits, same errors).
     public init(parsing text: String) throws(SDPError) {
         try self.init(parsing: Array(text.utf8))
     }
