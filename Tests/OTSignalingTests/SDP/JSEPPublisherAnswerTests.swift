@@ -126,6 +126,16 @@ import Testing
         #expect(result.answer.bundle == ["a1", "v1"])
     }
 
+    /// A two-byte-only id (above 14) is not echoed: the answer has no `extmap-allow-mixed`,
+    /// so the browser may only use one-byte header extensions.
+    @Test func twoByteExtensionIDsAreNotEchoed() throws {
+        let text = SDPVectors.chromePublisher.replacingOccurrences("a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid", "a=extmap:16 urn:ietf:params:rtp-hdrext:sdes:mid")
+        let (_, result) = try Self.answer(text)
+        #expect(result.media.allSatisfy { $0.extensionIDs[SDPHeaderExtension.mid] == nil })
+        #expect(result.answer.media.allSatisfy { !$0.extmaps.contains { $0.uri == SDPHeaderExtension.mid } })
+        #expect(!result.answer.has("extmap-allow-mixed"))
+    }
+
     /// An `active` offerer is fine (the router is passive either way).
     @Test func activeOffererIsAccepted() throws {
         let (_, result) = try Self.answer(SDPVectors.chromePublisher.replacingOccurrences("a=setup:actpass", "a=setup:active"))
