@@ -12,7 +12,7 @@ import Testing
         return (offer, try JSEP.answer(offer: offer, local: local, sessionID: 42))
     }
 
-    static let offers = SDPVectors.all.filter { !["rfc8866Example", "chromeSubscriberAnswer"].contains($0.0) }
+    static let offers = SDPVectors.all.filter { !["rfc8866Example", "chromeSubscriberAnswer", "firefoxSubscriberAnswer"].contains($0.0) }
 
     /// The invariants of every answer: it parses back; one answer section per offered one;
     /// accepted sections echo the offer's payload types, every offered supported extension
@@ -124,6 +124,16 @@ import Testing
         #expect(result.media[1].extensionIDs == [SDPHeaderExtension.mid: 1])
         #expect(result.remote.iceUfrag == "ETEn")
         #expect(result.answer.bundle == ["a1", "v1"])
+    }
+
+    /// Firefox's offers: its own payload types (Opus 109, VP8 120 / RTX 124), a
+    /// session-level fingerprint, no candidates (trickle), a `/recvonly` extmap.
+    @Test func firefoxOffersAreAnsweredWithTheirNumbers() throws {
+        let (offer, result) = try Self.answer(SDPVectors.firefoxPublisher)
+        #expect(result.media.map(\.payloadType) == [109, 120] && result.media[1].rtxPayloadType == 124)
+        #expect(result.remote.fingerprint == offer.fingerprint && offer.media[0].fingerprint == nil)
+        let (_, simulcast) = try Self.answer(SDPVectors.firefoxSimulcast)
+        #expect(simulcast.media[1].rids == ["q", "h", "f"])
     }
 
     /// A two-byte-only id (above 14) is not echoed: the answer has no `extmap-allow-mixed`,

@@ -54,6 +54,15 @@ import Testing
         #expect(video.hasFeedback("transport-cc") && video.hasFeedback("nack", "pli") && video.hasFeedback("goog-remb"))
     }
 
+    /// Firefox puts its fingerprint at session level: read from there.
+    @Test func firefoxAnswerIsRead() throws {
+        let answer = try SessionDescription(parsing: SDPVectors.firefoxSubscriberAnswer)
+        let result = try JSEP.readSubscriberAnswer(answer, offer: try Self.offer)
+        #expect(result.remote.setup == .active && result.remote.fingerprint == answer.fingerprint)
+        #expect(result.media.map(\.direction) == [.sendonly, .sendonly])
+        #expect(result.media[1].rtxPayloadType == 97 && result.media[0].extensionIDs[SDPHeaderExtension.mid] == 4)
+    }
+
     static let refused: [(String, String, SDPNegotiationError.Reason, String?)] = [
         ("passive answer", SDPVectors.chromeSubscriberAnswer.replacingOccurrences("a=setup:active", "a=setup:passive"),
          .unusableSetup(.passive), "0"),

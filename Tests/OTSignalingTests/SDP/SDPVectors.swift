@@ -666,6 +666,223 @@ a=ssrc:3842572561 cname:bCLI/H79hwTLcz4h
 a=ssrc:3842572561 msid:5bc85193-ddf9-424c-a3b6-2a3d2d385328 95e50e98-fdb6-40b7-8fbe-cc42711ceaeb
 """#)
 
+    /// Firefox ESR 153.8.0 (Debian `firefox-esr`, `--headless`, prefs
+    /// `media.navigator.streams.fake`, `media.navigator.permission.disabled`,
+    /// `devtools.console.stdout.content`, the same page and network namespace; the offer
+    /// was read from Firefox's stdout console line): addTransceiver(audio/video, {direction: 'sendonly'}). Trickle: no candidates,
+    /// session-level fingerprint, payload types other than Chromium's (Opus 109, VP8 120 / RTX 124).
+    static let firefoxPublisher = crlf(#"""
+v=0
+o=mozilla...THIS_IS_SDPARTA-99.0 1538264544902955704 0 IN IP4 0.0.0.0
+s=-
+t=0 0
+a=sendrecv
+a=fingerprint:sha-256 E9:16:6F:B2:8E:BD:57:FA:3E:78:B9:86:DA:FC:A7:AF:04:74:EB:9A:90:69:D5:D3:23:CD:C8:98:25:9A:E1:99
+a=group:BUNDLE 0 1
+a=ice-options:trickle
+a=msid-semantic:WMS *
+m=audio 9 UDP/TLS/RTP/SAVPF 109 9 0 8 101
+c=IN IP4 0.0.0.0
+a=sendonly
+a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level
+a=extmap:2/recvonly urn:ietf:params:rtp-hdrext:csrc-audio-level
+a=extmap:3 urn:ietf:params:rtp-hdrext:sdes:mid
+a=extmap:7 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01
+a=extmap-allow-mixed
+a=fmtp:109 maxplaybackrate=48000;stereo=1;useinbandfec=1
+a=fmtp:101 0-15
+a=ice-pwd:9142381f16226de20c2f62f811b360a7
+a=ice-ufrag:d17d56db
+a=mid:0
+a=msid:{385e3c37-8f0c-4985-b74b-4f3855951f15} {2d7a824e-e9d4-4326-af6d-849c824a8e75}
+a=rtcp-fb:109 transport-cc
+a=rtcp-fb:9 transport-cc
+a=rtcp-fb:0 transport-cc
+a=rtcp-fb:8 transport-cc
+a=rtcp-mux
+a=rtpmap:109 opus/48000/2
+a=rtpmap:9 G722/8000/1
+a=rtpmap:0 PCMU/8000
+a=rtpmap:8 PCMA/8000
+a=rtpmap:101 telephone-event/8000
+a=setup:actpass
+a=ssrc:971380692 cname:{71270a3f-32dd-4e77-a70b-8850aa1be716}
+m=video 9 UDP/TLS/RTP/SAVPF 120 124 121 125 99 100 123 122 119
+c=IN IP4 0.0.0.0
+a=sendonly
+a=extmap:3 urn:ietf:params:rtp-hdrext:sdes:mid
+a=extmap:4 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time
+a=extmap:5 urn:ietf:params:rtp-hdrext:toffset
+a=extmap:6/recvonly http://www.webrtc.org/experiments/rtp-hdrext/playout-delay
+a=extmap:7 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01
+a=extmap-allow-mixed
+a=fmtp:120 max-fs=12288;max-fr=60
+a=fmtp:124 apt=120
+a=fmtp:121 max-fs=12288;max-fr=60
+a=fmtp:125 apt=121
+a=fmtp:100 apt=99
+a=fmtp:119 apt=122
+a=ice-pwd:9142381f16226de20c2f62f811b360a7
+a=ice-ufrag:d17d56db
+a=mid:1
+a=msid:{385e3c37-8f0c-4985-b74b-4f3855951f15} {11dd2c21-3f63-4549-9c42-eb450cfee7b2}
+a=rtcp-fb:120 nack
+a=rtcp-fb:120 nack pli
+a=rtcp-fb:120 ccm fir
+a=rtcp-fb:120 goog-remb
+a=rtcp-fb:120 transport-cc
+a=rtcp-fb:121 nack
+a=rtcp-fb:121 nack pli
+a=rtcp-fb:121 ccm fir
+a=rtcp-fb:121 goog-remb
+a=rtcp-fb:121 transport-cc
+a=rtcp-fb:99 nack
+a=rtcp-fb:99 nack pli
+a=rtcp-fb:99 ccm fir
+a=rtcp-fb:99 goog-remb
+a=rtcp-fb:99 transport-cc
+a=rtcp-fb:123 nack
+a=rtcp-fb:123 nack pli
+a=rtcp-fb:123 ccm fir
+a=rtcp-fb:123 goog-remb
+a=rtcp-fb:123 transport-cc
+a=rtcp-fb:122 nack
+a=rtcp-fb:122 nack pli
+a=rtcp-fb:122 ccm fir
+a=rtcp-fb:122 goog-remb
+a=rtcp-fb:122 transport-cc
+a=rtcp-mux
+a=rtcp-rsize
+a=rtpmap:120 VP8/90000
+a=rtpmap:124 rtx/90000
+a=rtpmap:121 VP9/90000
+a=rtpmap:125 rtx/90000
+a=rtpmap:99 AV1/90000
+a=rtpmap:100 rtx/90000
+a=rtpmap:123 ulpfec/90000
+a=rtpmap:122 red/90000
+a=rtpmap:119 rtx/90000
+a=setup:actpass
+a=ssrc:1119322222 cname:{71270a3f-32dd-4e77-a70b-8850aa1be716}
+a=ssrc:56973900 cname:{71270a3f-32dd-4e77-a70b-8850aa1be716}
+a=ssrc-group:FID 1119322222 56973900
+"""#)
+
+    /// Firefox ESR 153.8.0 (Debian `firefox-esr`, `--headless`, prefs
+    /// `media.navigator.streams.fake`, `media.navigator.permission.disabled`,
+    /// `devtools.console.stdout.content`, the same page and network namespace; the offer
+    /// was read from Firefox's stdout console line): audio sendonly + video sendonly with sendEncodings rids q (÷4), h (÷2), f. Trickle: no candidates,
+    /// session-level fingerprint, payload types other than Chromium's (Opus 109, VP8 120 / RTX 124).
+    static let firefoxSimulcast = crlf(#"""
+v=0
+o=mozilla...THIS_IS_SDPARTA-99.0 6272018186001574302 0 IN IP4 0.0.0.0
+s=-
+t=0 0
+a=sendrecv
+a=fingerprint:sha-256 6D:E0:96:4C:86:8F:C9:27:0A:99:91:F6:D4:52:DF:20:8D:2B:23:0B:E0:09:85:00:67:31:CE:0E:3A:6A:4A:A1
+a=group:BUNDLE 0 1
+a=ice-options:trickle
+a=msid-semantic:WMS *
+m=audio 9 UDP/TLS/RTP/SAVPF 109 9 0 8 101
+c=IN IP4 0.0.0.0
+a=sendonly
+a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level
+a=extmap:2/recvonly urn:ietf:params:rtp-hdrext:csrc-audio-level
+a=extmap:3 urn:ietf:params:rtp-hdrext:sdes:mid
+a=extmap:7 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01
+a=extmap-allow-mixed
+a=fmtp:109 maxplaybackrate=48000;stereo=1;useinbandfec=1
+a=fmtp:101 0-15
+a=ice-pwd:aee1fd157202d2db0b9eb65d8edb758d
+a=ice-ufrag:1f2aab3d
+a=mid:0
+a=msid:{c83e1f46-24b2-466a-a1f2-67912dece3b8} {f6b886b9-4aa1-4eb2-8d7d-870f5ccdd64f}
+a=rtcp-fb:109 transport-cc
+a=rtcp-fb:9 transport-cc
+a=rtcp-fb:0 transport-cc
+a=rtcp-fb:8 transport-cc
+a=rtcp-mux
+a=rtpmap:109 opus/48000/2
+a=rtpmap:9 G722/8000/1
+a=rtpmap:0 PCMU/8000
+a=rtpmap:8 PCMA/8000
+a=rtpmap:101 telephone-event/8000
+a=setup:actpass
+a=ssrc:2532174210 cname:{90efdc71-0387-4770-aa47-8d42fd9b0685}
+m=video 9 UDP/TLS/RTP/SAVPF 120 124 121 125 99 100 123 122 119
+c=IN IP4 0.0.0.0
+a=sendonly
+a=extmap:3 urn:ietf:params:rtp-hdrext:sdes:mid
+a=extmap:4 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time
+a=extmap:5 urn:ietf:params:rtp-hdrext:toffset
+a=extmap:6/recvonly http://www.webrtc.org/experiments/rtp-hdrext/playout-delay
+a=extmap:7 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01
+a=extmap:8/sendonly https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension
+a=extmap:9/sendonly urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id
+a=extmap:10/sendonly urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id
+a=extmap-allow-mixed
+a=fmtp:120 max-fs=12288;max-fr=60
+a=fmtp:124 apt=120
+a=fmtp:121 max-fs=12288;max-fr=60
+a=fmtp:125 apt=121
+a=fmtp:100 apt=99
+a=fmtp:119 apt=122
+a=ice-pwd:aee1fd157202d2db0b9eb65d8edb758d
+a=ice-ufrag:1f2aab3d
+a=mid:1
+a=msid:{c83e1f46-24b2-466a-a1f2-67912dece3b8} {012ffba1-94a6-42bb-a731-865e4502a102}
+a=rid:q send
+a=rid:h send
+a=rid:f send
+a=rtcp-fb:120 nack
+a=rtcp-fb:120 nack pli
+a=rtcp-fb:120 ccm fir
+a=rtcp-fb:120 goog-remb
+a=rtcp-fb:120 transport-cc
+a=rtcp-fb:121 nack
+a=rtcp-fb:121 nack pli
+a=rtcp-fb:121 ccm fir
+a=rtcp-fb:121 goog-remb
+a=rtcp-fb:121 transport-cc
+a=rtcp-fb:99 nack
+a=rtcp-fb:99 nack pli
+a=rtcp-fb:99 ccm fir
+a=rtcp-fb:99 goog-remb
+a=rtcp-fb:99 transport-cc
+a=rtcp-fb:123 nack
+a=rtcp-fb:123 nack pli
+a=rtcp-fb:123 ccm fir
+a=rtcp-fb:123 goog-remb
+a=rtcp-fb:123 transport-cc
+a=rtcp-fb:122 nack
+a=rtcp-fb:122 nack pli
+a=rtcp-fb:122 ccm fir
+a=rtcp-fb:122 goog-remb
+a=rtcp-fb:122 transport-cc
+a=rtcp-mux
+a=rtcp-rsize
+a=rtpmap:120 VP8/90000
+a=rtpmap:124 rtx/90000
+a=rtpmap:121 VP9/90000
+a=rtpmap:125 rtx/90000
+a=rtpmap:99 AV1/90000
+a=rtpmap:100 rtx/90000
+a=rtpmap:123 ulpfec/90000
+a=rtpmap:122 red/90000
+a=rtpmap:119 rtx/90000
+a=setup:actpass
+a=simulcast:send q;h;f
+a=ssrc:791942676 cname:{90efdc71-0387-4770-aa47-8d42fd9b0685}
+a=ssrc:2951223915 cname:{90efdc71-0387-4770-aa47-8d42fd9b0685}
+a=ssrc:167939296 cname:{90efdc71-0387-4770-aa47-8d42fd9b0685}
+a=ssrc:3684266340 cname:{90efdc71-0387-4770-aa47-8d42fd9b0685}
+a=ssrc:2596706708 cname:{90efdc71-0387-4770-aa47-8d42fd9b0685}
+a=ssrc:221143893 cname:{90efdc71-0387-4770-aa47-8d42fd9b0685}
+a=ssrc-group:FID 791942676 2951223915
+a=ssrc-group:FID 167939296 3684266340
+a=ssrc-group:FID 2596706708 221143893
+"""#)
+
     /// Chromium's ANSWER to the router's subscriber offer (``JSEPSubscriberTests/offer``:
     /// audio mid 0 SSRC 1111, video mid 1 SSRC 2222 + RTX 3333, session id 43): the page ran
     /// `setRemoteDescription(offer)`, `createAnswer`, `setLocalDescription` and logged
@@ -719,6 +936,56 @@ a=rtcp-fb:96 nack
 a=rtcp-fb:96 nack pli
 a=rtpmap:97 rtx/90000
 a=fmtp:97 apt=96
+"""#)
+
+    /// Firefox ESR 153.8.0's ANSWER to the same router offer as ``chromeSubscriberAnswer``
+    /// (same page and method): session-level fingerprint and `a=sendrecv`, sections `recvonly`.
+    static let firefoxSubscriberAnswer = crlf(#"""
+v=0
+o=mozilla...THIS_IS_SDPARTA-99.0 2856113021838212855 0 IN IP4 0.0.0.0
+s=-
+t=0 0
+a=sendrecv
+a=fingerprint:sha-256 05:7F:14:F3:93:0F:38:BC:AA:7C:67:03:61:DD:41:0B:46:27:D0:9E:99:BA:97:FF:AB:EE:57:B7:23:81:95:44
+a=group:BUNDLE 0 1
+a=ice-options:trickle
+a=msid-semantic:WMS *
+m=audio 9 UDP/TLS/RTP/SAVPF 111
+c=IN IP4 0.0.0.0
+a=recvonly
+a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level
+a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01
+a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid
+a=fmtp:111 maxplaybackrate=48000;stereo=1;useinbandfec=1
+a=ice-pwd:8a641a69979908a5da05b66ad03ddc92
+a=ice-ufrag:66588f5d
+a=mid:0
+a=rtcp-fb:111 transport-cc
+a=rtcp-mux
+a=rtpmap:111 opus/48000/2
+a=setup:active
+a=ssrc:2324236991 cname:{db479dbd-7686-47f9-97aa-2ce40b4dd0e1}
+m=video 9 UDP/TLS/RTP/SAVPF 96 97
+c=IN IP4 0.0.0.0
+a=recvonly
+a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time
+a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01
+a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid
+a=fmtp:96 max-fs=12288;max-fr=60
+a=fmtp:97 apt=96
+a=ice-pwd:8a641a69979908a5da05b66ad03ddc92
+a=ice-ufrag:66588f5d
+a=mid:1
+a=rtcp-fb:96 nack
+a=rtcp-fb:96 nack pli
+a=rtcp-fb:96 ccm fir
+a=rtcp-fb:96 goog-remb
+a=rtcp-fb:96 transport-cc
+a=rtcp-mux
+a=rtpmap:96 VP8/90000
+a=rtpmap:97 rtx/90000
+a=setup:active
+a=ssrc:3197068238 cname:{db479dbd-7686-47f9-97aa-2ce40b4dd0e1}
 """#)
 
     /// RFC 8829 (JSEP) §7.1's offer, as web-platform-tests carries it (fingerprint on one
@@ -801,6 +1068,7 @@ a=rtpmap:99 h263-1998/90000
     static let all: [(String, String)] = [
         ("chromePublisher", chromePublisher), ("chromeSimulcast", chromeSimulcast),
         ("chromeH264AndDataChannel", chromeH264AndDataChannel), ("chromeAddTrack", chromeAddTrack),
-        ("chromeSubscriberAnswer", chromeSubscriberAnswer), ("rfc8829Offer", rfc8829Offer), ("rfc8866Example", rfc8866Example),
+        ("firefoxPublisher", firefoxPublisher), ("firefoxSimulcast", firefoxSimulcast),
+        ("chromeSubscriberAnswer", chromeSubscriberAnswer), ("firefoxSubscriberAnswer", firefoxSubscriberAnswer), ("rfc8829Offer", rfc8829Offer), ("rfc8866Example", rfc8866Example),
     ]
 }
