@@ -146,7 +146,8 @@ import Testing
             for text in ["missed 1", "missed 2"] { try native.signal(type: "note", string: text, connection: browserConnection) }
             try native.signal(type: "note", string: "missed to all", connection: nil)
             // Sent while reconnecting: queued, then sent after the resume.
-            try client.page.run("window.queued = sendSignal({type: 'chat', data: 'queued while away'})")
+            // (`; true`: the evaluation must not await the signal's promise, which settles only after the resume.)
+            try client.page.run("window.queued = sendSignal({type: 'chat', data: 'queued while away'}); true")
             relay.setBlackhole(false)
 
             let events = try client.wait(30, what: "the missed signals after sessionReconnected") { events in
