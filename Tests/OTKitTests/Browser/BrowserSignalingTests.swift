@@ -196,6 +196,77 @@ import Testing
         }
     }
 
+    @Test func aBrowserModeratorMutesAndDisconnectsAndOthersMayNot() throws {
+        try withSession { router, sessionId, browser, server in
+            let recorder = DelegateRecorder()
+            let native = try kit.makeSession(router, sessionId, recorder)
+            try kit.connect(native, recorder, token: try kit.token(sessionId, .publisher, data: "native"))
+            let nativeId = try #require(native.connection?.connectionId)
+            let (_, streamId) = try kit.publishAudioOnly(native, recorder)
+            let moderator = try BrowserClient(browser, server), other = try BrowserClient(browser, server)
+            _ = try joined(moderator, router, sessionId, .moderator, data: "moderator")
+            _ = try joined(other, router, sessionId, .publisher, data: "other")
+            try moderator.wait(what: "the native stream") { $0.contains { $0.stream?.streamId == streamId } }
+            #expect(try moderator.page.evaluate("session.capabilities.forceMute === 1 && session.capabilities.forceDisconnect === 1", as: Bool.self))
+            #expect(try other.page.evaluate("session.capabilities.forceMute === 0", as: Bool.self))
+
+            // Not a moderator: refused before anything is sent, with OpenTok.js's codes.
+            let refusedMute = try other.page.evaluate("session.forceMuteAll().then(() => null, failure)", as: BrowserClient.Failure?.self)
+            #expect(refusedMute?.code == 1540 && refusedMute?.name == "OT_UNABLE_TO_FORCE_MUTE", "\(String(describing: refusedMute))")
+            let refusedKick = try other.page.evaluate("""
+                new Promise((resolve) => session.forceDisconnect(\(other.js(nativeId)), (e) => resolve(failure(e))))
+                """, as: BrowserClient.Failure?.self)
+            #expect(refusedKick?.code == 1520 && refusedKick?.name == "OT_UNABLE_TO_FORCE_DISCONNECT", "\(String(describing: refusedKick))")
+
+            // One stream: its publisher hears it.
+            #expect(try moderator.page.evaluate("session.forceMuteStream(session.streams[0]).then(() => null, failure)",
+                                                as: BrowserClient.Failure?.self) == nil)
+            #expect(recorder.wait { $0.contains("publisher muteForced") })
+            // Everyone: every client hears muteForced active, then inactive.
+            #expect(try moderator.page.evaluate("session.forceMuteAll([]).then(() => null, failure)", as: BrowserClient.Failure?.self) == nil)
+            #expect(recorder.wait { $0.contains("muteForced true") })
+            for client in [moderator, other] {
+                try client.wait(what: "muteForced active") { $0.contains { $0.type == "muteForced" && $0.active == true } }
+            }
+            #expect(try moderator.page.evaluate("session.disableForceMute().then(() => null, failure)", as: BrowserClient.Failure?.self) == nil)
+            #expect(recorder.wait { $0.contains("muteForced false") })
+            try other.wait(what: "muteForced lifted") { $0.contains { $0.type == "muteForced" && $0.active == false } }
+
+            // A browser moderator disconnects the native client.
+            #expect(try moderator.page.evaluate("""
+                new Promise((resolve) => session.forceDisconnect(session.connections.find((c) => c.connectionId === \(moderator.js(nativeId))),
+                  (e) => resolve(failure(e))))
+                """, as: BrowserClient.Failure?.self) == nil)
+            #expect(recorder.wait { $0.contains("didDisconnect") })
+            let seen = try other.wait(what: "the native client's connectionDestroyed") { events in
+                events.contains { $0.type == "connectionDestroyed" && $0.connection?.connectionId == nativeId }
+            }
+            #expect(seen.first { $0.type == "connectionDestroyed" }?.reason == "forceDisconnected")
+            #expect(seen.contains { $0.type == "streamDestroyed" && $0.stream?.streamId == streamId && $0.reason == "forceDisconnected" })
+        }
+    }
+
+    @Test func badSignalsFailWithOpenTokCodes() throws {
+        try withSession { router, sessionId, browser, server in
+            let client = try BrowserClient(browser, server)
+            _ = try joined(client, router, sessionId, data: "b")
+            let longType = String(repeating: "t", count: 129)
+            #expect(try client.signal(type: longType, data: "x")?.code == 1461)
+            #expect(try client.signal(type: "bad type!", data: "x")?.code == 1461)
+            let tooLong = try #require(try client.signal(type: "big", data: String(repeating: "é", count: 4097)))  // 8194 bytes
+            #expect(tooLong.code == 1413 && tooLong.name == "OT_INVALID_PARAMETER")
+            #expect(try client.signal(type: "big", data: String(repeating: "e", count: 8192)) == nil, "8 KB is allowed")
+            // Checked by the router: a connection that is not there.
+            let unknown = try client.page.evaluate("sendSignal({type: 'x', data: 'y', to: 'no-such-connection'})", as: BrowserClient.Failure?.self)
+            #expect(unknown?.code == 1550 && unknown?.name == "OT_UNABLE_TO_SIGNAL", "\(String(describing: unknown))")
+            // After disconnect(): sessionDisconnected (clientDisconnected), then signals fail with 1010.
+            try client.page.run("session.disconnect()")
+            let events = try client.wait(what: "sessionDisconnected") { $0.contains { $0.type == "sessionDisconnected" } }
+            #expect(events.last?.reason == "clientDisconnected")
+            #expect(try client.signal(type: "x", data: "y")?.code == 1010)
+        }
+    }
+
     @Test func aBadTokenFailsTheConnectCallbackWith1004() throws {
         try withSession { router, sessionId, browser, server in
             let client = try BrowserClient(browser, server)
