@@ -264,6 +264,7 @@ export class Session extends Emitter {
       this._queuedSignals.push({ request: { type, data, to }, done });
       return undefined;
     }
+    if (this._state === 'reconnecting') return fail(new OTError(1550, 'not sent: the session is reconnecting and retryAfterReconnect is false'));
     if (this._state !== 'connected') return fail(new OTError(1010, 'the session is not connected'));
     this._transmitSignal({ request: { type, data, to }, done });
     return undefined;
@@ -426,7 +427,12 @@ export class Session extends Emitter {
     this._connectCallback = null;
     this._dispatch(new OTEvent('sessionConnected', this, { connections: others, streams }));
     if (done) done(undefined);
-    for (const connection of others) this._dispatch(new OTEvent('connectionCreated', this, { connection, connections: [connection] }));
+    // As OpenTok.js: connectionCreated for every client, your own included (apps compare
+    // event.connection.connectionId with session.connection.connectionId). OTKit's native
+    // API follows the iOS reference, which leaves your own out.
+    for (const connection of [this.connection, ...others]) {
+      this._dispatch(new OTEvent('connectionCreated', this, { connection, connections: [connection] }));
+    }
     for (const stream of streams) this._dispatch(new OTEvent('streamCreated', this, { stream, streams: [stream] }, true));
     if (reply.archive) {
       this._archiveId = reply.archive.id;

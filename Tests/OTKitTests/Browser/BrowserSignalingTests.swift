@@ -50,18 +50,21 @@ import Testing
             #expect(recorder.wait { $0.contains("connectionCreated \(firstId)") && $0.contains("connectionCreated \(secondId)") })
             let nativeData = native.connectionData(of: [firstId, secondId])
             #expect(nativeData == [firstId: "browser-1", secondId: "browser-2"])
+            // As OpenTok.js, connectionCreated comes for one's own connection too (first).
             let firstEvents = try first.wait(what: "both connections") { events in
-                Set(events.compactMap { $0.type == "connectionCreated" ? $0.connection?.connectionId : nil }) == [nativeId, secondId]
+                Set(events.compactMap { $0.type == "connectionCreated" ? $0.connection?.connectionId : nil }) == [firstId, nativeId, secondId]
             }
+            #expect(firstEvents.filter { $0.type == "connectionCreated" }.first?.connection?.connectionId == firstId)
             #expect(firstEvents.first?.type == "sessionConnected")
             #expect(firstEvents.first?.connections?.map(\.connectionId) == [nativeId])
             #expect(firstEvents.first { $0.connection?.connectionId == nativeId }?.connection?.data == "native")
             #expect(firstEvents.first { $0.connection?.connectionId == secondId }?.connection?.data == "browser-2")
             let secondEvents = try second.wait(what: "both connections") { events in
-                Set(events.compactMap { $0.type == "connectionCreated" ? $0.connection?.connectionId : nil }) == [nativeId, firstId]
+                Set(events.compactMap { $0.type == "connectionCreated" ? $0.connection?.connectionId : nil }) == [secondId, nativeId, firstId]
             }
             #expect(secondEvents.first { $0.connection?.connectionId == firstId }?.connection?.data == "browser-1")
-            #expect(!secondEvents.contains { $0.connection?.connectionId == secondId }, "no connectionCreated about oneself")
+            #expect(secondEvents.first { $0.connection?.connectionId == secondId }?.connection?.data == "browser-2")
+            #expect(secondEvents.filter { $0.type == "connectionCreated" }.count == 3, "each connection once")
 
             // Browser → native, to one connection.
             #expect(try first.signal(type: "chat", data: "b1 to native", to: nativeId) == nil)
