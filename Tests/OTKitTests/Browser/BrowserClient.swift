@@ -35,6 +35,10 @@ struct BrowserClient {
         streamCreated: (e) => record({type: e.type, stream: stream(e.stream)}),
         streamDestroyed: (e) => record({type: e.type, stream: stream(e.stream), reason: e.reason}),
         muteForced: (e) => record({type: e.type, active: e.active}),
+        archiveStarted: (e) => record({type: e.type, id: e.id, name: e.name}),
+        archiveStopped: (e) => record({type: e.type, id: e.id}),
+        streamPropertyChanged: (e) => record({type: e.type, stream: stream(e.stream), changedProperty: e.changedProperty,
+          oldValue: JSON.stringify(e.oldValue), newValue: JSON.stringify(e.newValue)}),
         signal: (e) => record({type: 'signal', signalType: e.type, data: e.data, from: connection(e.from)}),
       });
       session.on('signal:chat', (e) => record({type: 'signal:chat', signalType: e.type, data: e.data, from: connection(e.from)}));
@@ -77,6 +81,11 @@ struct BrowserClient {
         var data: String?
         var from: Connection?
         var active: Bool?
+        var id: String?
+        var name: String?
+        var changedProperty: String?
+        var oldValue: String?
+        var newValue: String?
     }
 
     /// An OTError as the page saw it.

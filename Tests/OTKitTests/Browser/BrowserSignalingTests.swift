@@ -270,6 +270,56 @@ import Testing
         }
     }
 
+    @Test func archivesStreamChangesAndRESTSignalsReachBrowsers() throws {
+        try withSession { router, sessionId, browser, server in
+            let rest = RouterREST(router: router, project: Self.project)
+            let recorder = DelegateRecorder()
+            let native = try kit.makeSession(router, sessionId, recorder)
+            try kit.connect(native, recorder, token: try kit.token(sessionId, .publisher, data: "native"))
+            let (publisher, streamId) = try kit.publishAudioOnly(native, recorder)
+            let early = try BrowserClient(browser, server)
+            _ = try joined(early, router, sessionId, data: "early")
+            try early.wait(what: "the native stream") { $0.contains { $0.type == "streamCreated" } }
+
+            let started = try rest.post("archive", ["sessionId": sessionId, "name": "browser archive"])
+            #expect(started.status == 200, "\(started)")
+            let archiveId = try #require(started.body["id"] as? String)
+            let events = try early.wait(what: "archiveStarted") { $0.contains { $0.type == "archiveStarted" } }
+            #expect(events.first { $0.type == "archiveStarted" }.map { [$0.id, $0.name] } == [archiveId, "browser archive"])
+            // A client that joins during the archive learns of it on connect.
+            let late = try BrowserClient(browser, server)
+            _ = try joined(late, router, sessionId, data: "late")
+            let lateEvents = try late.wait(what: "archiveStarted on connect") { $0.contains { $0.type == "archiveStarted" } }
+            #expect(lateEvents.first { $0.type == "archiveStarted" }?.id == archiveId)
+            #expect(lateEvents.first { $0.type == "sessionConnected" } != nil)
+
+            // The publisher turns its audio off: streamPropertyChanged with the old and new values.
+            publisher.publishAudio = false
+            let changed = try early.wait(what: "streamPropertyChanged") { $0.contains { $0.type == "streamPropertyChanged" } }
+            let change = try #require(changed.first { $0.type == "streamPropertyChanged" })
+            #expect(change.stream?.streamId == streamId)
+            #expect(change.changedProperty == "hasAudio")
+            #expect(change.oldValue == "true" && change.newValue == "false")
+            #expect(change.stream?.hasAudio == false)
+
+            // A signal from the REST API: from is null.
+            let signalled = try rest.post("session/\(sessionId)/signal", ["type": "rest", "data": "from the server"])
+            #expect(signalled.status == 204, "\(signalled)")
+            let signals = try early.wait(what: "the REST signal") { $0.contains { $0.data == "from the server" } }
+            let fromServer = try #require(signals.first { $0.type == "signal" && $0.data == "from the server" })
+            #expect(fromServer.signalType == "signal:rest")
+            #expect(fromServer.from == nil)
+
+            let stopped = try rest.post("archive/\(archiveId)/stop")
+            #expect(stopped.status == 200, "\(stopped)")
+            for client in [early, late] {
+                let seen = try client.wait(what: "archiveStopped") { $0.contains { $0.type == "archiveStopped" } }
+                #expect(seen.first { $0.type == "archiveStopped" }?.id == archiveId)
+            }
+            native.disconnect()
+        }
+    }
+
     @Test func aBadTokenFailsTheConnectCallbackWith1004() throws {
         try withSession { router, sessionId, browser, server in
             let client = try BrowserClient(browser, server)
