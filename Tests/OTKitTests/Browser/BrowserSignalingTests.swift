@@ -346,6 +346,28 @@ import Testing
         }
     }
 
+    @Test func handlersTakeOpenTokJSForms() throws {
+        try withSession { router, _, browser, server in
+            let client = try BrowserClient(browser, server)
+            // on(type list), once, on({type: handler}), off(type, handler), off(type); a throwing
+            // handler does not stop the next one; the handler's `this` is the context given.
+            let seen = try client.page.evaluate("""
+                (async () => {
+                  const {default: OT} = await import('\(router.baseURL)/otkit.js');
+                  const s = OT.initSession('k', 's'), seen = [];
+                  const h = function (e) { seen.push(e.type + (this && this.tag ? this.tag : '')); };
+                  s.on('a b', h); s.once('c', h); s.on({d: h}, {tag: '!'});
+                  s.on('e', () => { throw new Error('handler failure'); }); s.on('e', h);
+                  for (const t of ['a', 'b', 'c', 'c', 'd', 'e']) s._dispatch({type: t});
+                  s.off('a', h); s.off('d');
+                  for (const t of ['a', 'b', 'd']) s._dispatch({type: t});
+                  return seen.join(',');
+                })()
+                """, as: String.self)
+            #expect(seen == "a,b,c,d!,e,b")
+        }
+    }
+
     @Test func mediaCallsFailSayingTheyNeedTheWebRTCEdge() throws {
         try withSession { router, sessionId, browser, server in
             let client = try BrowserClient(browser, server)
