@@ -81,8 +81,8 @@ let package = Package(
 
         // Test-only: OpenSSL primitives for an independent SRTP implementation to check libsrtp2 against.
         .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
-        // Test-only: helpers shared by several test targets (the opentok Python SDK venv, subprocesses, a junk UDP sender, an Xvfb).
-        .target(name: "OTTestSupport", dependencies: ["OTMedia", "CXCB", "CYUV"], path: "Tests/OTTestSupport"),
+        // Test-only: helpers shared by several test targets (the opentok Python SDK venv, subprocesses, a junk UDP sender, an Xvfb, headless Chromium).
+        .target(name: "OTTestSupport", dependencies: ["OTMedia", "OTNet", "CXCB", "CYUV"], path: "Tests/OTTestSupport"),
         .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto", "OTTestSupport"]),
         .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTNetTests", dependencies: ["OTNet", "OTTestSupport"]),

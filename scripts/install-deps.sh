@@ -25,6 +25,7 @@ packages=(
   # GStreamer: the interop tests' independent peer (gst-launch-1.0 with srtpenc/srtpdec,
   # rtpbin, vp8enc/dec, rtpvp8pay/depay, opusenc/dec, rtpopuspay/depay, y4mdec, wavenc)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  chromium          # headless Chromium: the browser tests drive it over the DevTools protocol (Tests/OTTestSupport/Chromium*.swift)
 )
 if [[ "${1:-}" == "--hardware" ]]; then
   packages+=(qemu-system-x86 busybox-static kmod cpio xz-utils alsa-utils v4l-utils)

@@ -48,7 +48,7 @@ public final class RouterService: WebServerHandler, Sendable {
 
     // MARK: WebServerHandler
 
-    /// Answers a REST, `/metrics` or `/healthz` request and counts it by status.
+    /// Answers a REST, `/metrics`, `/healthz` or `/otkit.js` request and counts it by status.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let response = rest.handle(request)
         hub.counters.restRequest(status: response.status)

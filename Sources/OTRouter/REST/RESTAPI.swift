@@ -5,7 +5,8 @@ import OTSignaling
 /// The REST API in OpenTok's shape, so OpenTok server SDKs can drive the router:
 /// `POST /session/create` and, under `/v2/project/{apiKey}`, signals, force disconnect,
 /// force mute, archives and streams, each authenticated by an `X-OPENTOK-AUTH` project
-/// JWT; plus `/metrics` and `/healthz` without authentication. Statuses and bodies are
+/// JWT; plus `/metrics`, `/healthz` and the JavaScript client (`/otkit.js`, ``WebAssets``)
+/// without authentication. Statuses and bodies are
 /// the ones the Python SDK 3.15.0 accepts (see docs: opentok-server-sdk reference).
 struct RESTAPI {
     let hub: SessionHub
@@ -15,6 +16,7 @@ struct RESTAPI {
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)  // folds `//`
         let method = request.method
+        if let asset = WebAssets.response(to: request) { return asset }  // /otkit.js, no authentication
         if method == "GET", segments == ["healthz"] { return .text(200, "ok\n") }
         if method == "GET", segments == ["metrics"] {
             return .text(200, PrometheusText.render(hub.metrics()), contentType: PrometheusText.contentType)
