@@ -20,12 +20,18 @@ private final class InteropHandler: WebServerHandler, @unchecked Sendable {
 /// by the book). Required: an unreachable PyPI fails the test, it does not skip it.
 @Suite(.serialized) struct WebSocketInteropTests {
     static let script = #"""
-import asyncio, json, sys
+import asyncio, json, ssl, sys
 from websockets.asyncio.client import connect
 
 async def main(url):
     out = {}
-    async with connect(url, max_size=None) as ws:
+    options = {}
+    if url.startswith("wss:"):
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE  # the test's self-signed certificate
+        options["ssl"] = context
+    async with connect(url, max_size=None, **options) as ws:
         out["extensions"] = [e.name for e in ws.protocol.extensions]
         await ws.send("hello")
         out["text"] = await ws.recv()
@@ -51,12 +57,21 @@ async def main(url):
 asyncio.run(main(sys.argv[1]))
 """#
 
-    @Test func pythonWebsocketsTalksToTheServer() throws {
+    /// Plain and over TLS (wss, OpenSSL on both ends but nothing else shared).
+    @Test(arguments: [false, true])
+    func pythonWebsocketsTalksToTheServer(tls: Bool) throws {
         var configuration = WebServerConfiguration()
         configuration.maximumMessageBytes = 4 << 20
+        let files = try SelfSignedCertificate()
+        defer { files.remove() }
+        if tls {
+            configuration.tlsCertificatePath = files.certificate
+            configuration.tlsPrivateKeyPath = files.key
+        }
         let server = try WebServer(configuration: configuration, handler: InteropHandler())
         defer { server.stop() }
-        let result = try PythonWebSockets.run(Self.script, arguments: ["ws://127.0.0.1:\(server.port)/ws"], timeoutSeconds: 120)
+        let url = "\(tls ? "wss" : "ws")://127.0.0.1:\(server.port)/ws"
+        let result = try PythonWebSockets.run(Self.script, arguments: [url], timeoutSeconds: 120)
         #expect(result.status == 0, "\(result)")
         let output = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
         #expect(output["extensions"] as? [String] == [])  // permessage-deflate offered, declined
