@@ -33,6 +33,8 @@ let package = Package(
         cModule("CLibWebSockets", pkgConfig: "libwebsockets", apt: ["libwebsockets-dev"]),
         // X11 through xcb: the window OTView shows itself in (issue 15).
         cModule("CXCB", pkgConfig: "xcb", apt: ["libxcb1-dev"]),
+        // epoll and eventfd for OTNet's server loop (header-only shims).
+        .systemLibrary(name: "CEpoll", path: "CModules/CEpoll"),
         // recvmmsg/sendmmsg, ppoll, eventfd: compiled with _GNU_SOURCE, which Glibc's module lacks.
         .target(name: "CUDP", path: "CModules/CUDP"),
 
@@ -42,8 +44,9 @@ let package = Package(
         ),
         .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet", "CXCB", "CYUV"]),
         .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling", "OTNet"]),
-        // HTTP + WebSocket server and client on libwebsockets; no session concepts.
-        .target(name: "OTNet", dependencies: ["CLibWebSockets"]),
+        // HTTP + WebSocket server of its own (epoll, OpenSSL for TLS) and client on
+        // libwebsockets; no session concepts.
+        .target(name: "OTNet", dependencies: ["CLibWebSockets", "CSSL", "CEpoll"]),
         // The router: REST, WebSocket signaling, the SFU.
         .target(name: "OTRouter", dependencies: ["OTMedia", "OTSignaling", "OTNet"]),
         // Tokens, session ids, project JWTs and (later) the wire messages; no OTMedia.

@@ -1,12 +1,12 @@
 /// One HTTP request as the server received it: method, path, query, headers and the whole
 /// body (the server collects `Content-Length` bodies; chunked request bodies are refused).
-/// Cost: the strings and the body bytes, copied once out of libwebsockets.
+/// Cost: the strings and the body bytes, copied once out of the connection's buffer.
 public struct HTTPRequest: Sendable, Equatable {
     /// "GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS" or "HEAD".
     public var method: String
     /// The path without the query string, leading `//` folded to `/`
     /// (`/v2/project/123/session/1_MX4/signal`). Percent-escapes are already decoded
-    /// (libwebsockets does it while parsing: `/a%20b` arrives as `/a b`).
+    /// (the server does it while parsing: `/a%20b` arrives as `/a b`).
     public var path: String
     /// The query arguments, percent-decoded (`+` becomes a space), in the order given
     /// (`?offset=5&count=10`); an escaped `%26` or `%3D` stays inside its value.

@@ -24,9 +24,14 @@ extension WebSocketPeer {
     public func markAuthenticated() {}
 }
 
+extension WebServerHandler {
+    /// Drops binary messages: OpenTok signaling is text only. Costs nothing.
+    public func webSocketReceived(_ peer: any WebSocketPeer, binary: [UInt8]) {}
+}
+
 /// What a `WebServer` calls, on its service thread, one call at a time. Implementations
-/// must return quickly (every connection on the server waits meanwhile) and must not
-/// call back into libwebsockets except through `WebSocketPeer`.
+/// must return quickly (every connection on the server waits meanwhile) and reach the
+/// connection only through `WebSocketPeer`.
 public protocol WebServerHandler: AnyObject, Sendable {
     /// Answers a plain HTTP request.
     func handle(_ request: HTTPRequest) -> HTTPResponse
@@ -37,6 +42,8 @@ public protocol WebServerHandler: AnyObject, Sendable {
     func webSocketOpened(_ peer: any WebSocketPeer, path: String, query: [(name: String, value: String)])
     /// A whole text message arrived (fragments already joined).
     func webSocketReceived(_ peer: any WebSocketPeer, text: String)
+    /// A whole binary message arrived (fragments already joined). The default drops it.
+    func webSocketReceived(_ peer: any WebSocketPeer, binary: [UInt8])
     /// The connection closed (either side, or the network). Called exactly once per
     /// opened peer; `send` on it returns false from now on.
     func webSocketClosed(_ peer: any WebSocketPeer)

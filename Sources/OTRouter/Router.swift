@@ -2,8 +2,8 @@ import OTMedia
 import OTNet
 import OTSignaling
 
-/// The OTKit router: the REST API and WebSocket signaling (``RouterService``) served by a
-/// libwebsockets `WebServer` (HTTP or HTTPS), with a media plane: the real SFU
+/// The OTKit router: the REST API and WebSocket signaling (``RouterService``) served by an
+/// OTNet `WebServer` (HTTP or HTTPS), with a media plane: the real SFU
 /// (`MediaRouter` on `configuration.mediaHost`) unless another `MediaForwarding` is given.
 /// Listening when `init` returns; `stop()` closes every socket.
 public final class Router: Sendable {

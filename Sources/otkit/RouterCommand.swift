@@ -63,7 +63,7 @@ enum RouterCommand {
         if let warning = RouterExposure.plaintextWarning(host: configuration.host, tls: configuration.tlsCertificatePath != nil) {
             writeError(warning)
         }
-        // Before the server starts: lws sizes its descriptor tables from the limit then.
+        // Before the server starts: its descriptor reserve is read from the limit then.
         let descriptors = RouterExposure.raiseDescriptorLimit()
         let router = try Router(configuration: configuration)
         say("otkit router listening at \(router.baseURL)\n")

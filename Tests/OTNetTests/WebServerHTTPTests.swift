@@ -147,7 +147,7 @@ import Testing
         defer { server.stop() }
         let response = try HTTPClient.request("GET", "http://127.0.0.1:\(server.port)/p%20q/x?a=1+2&b=%2B&c=%26d%3D")
         let echoed = jsonObject(response.body)
-        // libwebsockets decodes both; a `&` or `=` written as an escape stays inside its value.
+        // The server decodes both; a `&` or `=` written as an escape stays inside its value.
         #expect(echoed["path"] as? String == "/p q/x")
         #expect(echoed["query"] as? [[String]] == [["a", "1 2"], ["b", "+"], ["c", "&d="]])
     }

@@ -68,11 +68,10 @@ import Testing
     }
 
     /// RFC 6455 §5.1: a server must close the connection on an unmasked client frame.
-    /// libwebsockets 4.1.6 does not: its server-side parser notes the mask bit and goes on
-    /// (lib/roles/ws/ops-ws.c, LWS_RXPS_04_FRAME_HDR_LEN), and the bit is not visible to
-    /// the application. The masked frame before it must arrive; the close is a known
-    /// issue, so this test reports it the day lws (or OTNet) starts enforcing it.
-    @Test func anUnmaskedClientFrameShouldCloseTheConnection() throws {
+    /// (libwebsockets 4.1.6, which served this before, accepted them: this failed there.)
+    /// The masked frame before it arrives and is echoed; the unmasked one never reaches
+    /// the handler, the client gets a 1002 close frame, the socket closes, and it is counted.
+    @Test func anUnmaskedClientFrameClosesTheConnectionWith1002() throws {
         let handler = EchoHandler()
         let server = try Self.server(deadline: nil, cap: nil, handler: handler)
         defer { server.stop() }
@@ -80,10 +79,46 @@ import Testing
         #expect(socket.send(RawTCPConnection.textFrame("masked")))
         #expect(eventually { handler.snapshot().received == ["masked"] })
         #expect(socket.send(RawTCPConnection.textFrame("unmasked", masked: false)))
-        let (_, closed) = socket.readUntilClosed(seconds: 3)
-        withKnownIssue("libwebsockets 4.1 accepts unmasked client frames (RFC 6455 §5.1)") {
-            #expect(closed)
-            #expect(handler.snapshot().received == ["masked"])
-        }
+        let (bytes, closed) = socket.readUntilClosed(seconds: 5)
+        #expect(closed)
+        let echo: [UInt8] = [0x81, 0x06] + Array("masked".utf8)
+        #expect(Array(bytes.prefix(8)) == echo, "\(bytes)")
+        // Then the close frame: FIN+close, a length, code 1002 (0x03EA).
+        #expect(bytes.count >= 12 && bytes[8] == 0x88 && bytes[10] == 0x03 && bytes[11] == 0xEA, "\(bytes)")
+        #expect(handler.snapshot().received == ["masked"])
+        #expect(eventually { handler.snapshot().closed.count == 1 })
+        #expect(server.statistics.unmaskedFrames == 1)
+        #expect(server.statistics.webSocketProtocolErrors == 1)
+
+        // A well-behaved client on the same server is unaffected.
+        let other = try #require(RawTCPConnection.webSocket(port: server.port, path: "/ws/other"))
+        #expect(other.send(RawTCPConnection.textFrame("still fine")))
+        #expect(eventually { handler.snapshot().received == ["masked", "still fine"] })
+        #expect(!other.peerHasClosed())
+    }
+
+    /// Over the wire, each violation closes with its code (1002 RSV / control frame too
+    /// long, 1007 bad UTF-8, 1009 over the cap) and a ping is answered with a pong.
+    @Test(arguments: [
+        ([0xC1, 0x81, 0x37, 0xfa, 0x21, 0x3d, 0x5f] as [UInt8], UInt16(1002)),
+        ([0x89, 0xFE, 0x00, 0x7E] + [0x37, 0xfa, 0x21, 0x3d] + [UInt8](repeating: 0, count: 126), UInt16(1002)),
+        ([0x81, 0x82, 0, 0, 0, 0, 0xC0, 0xAF], UInt16(1007)),
+        ([0x81, 0xFF, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0], UInt16(1009)),
+    ])
+    func violationsCloseWithTheirCode(frame: [UInt8], code: UInt16) throws {
+        let handler = EchoHandler()
+        let server = try Self.server(deadline: nil, cap: nil, handler: handler)
+        defer { server.stop() }
+        let socket = try #require(RawTCPConnection.webSocket(port: server.port, path: "/ws/raw"))
+        // A ping first: the pong comes back with its payload.
+        #expect(socket.send([0x89, 0x82, 0, 0, 0, 0, 0x68, 0x69]))
+        #expect(socket.send(frame))
+        let (bytes, closed) = socket.readUntilClosed(seconds: 5)
+        #expect(closed)
+        #expect(Array(bytes.prefix(4)) == [0x8A, 0x02, 0x68, 0x69], "\(bytes)")
+        #expect(bytes.count >= 8 && bytes[4] == 0x88 && UInt16(bytes[6]) << 8 | UInt16(bytes[7]) == code, "\(bytes)")
+        #expect(handler.snapshot().received.isEmpty)
+        #expect(server.statistics.webSocketProtocolErrors == 1)
+        #expect(server.statistics.unmaskedFrames == 0)
     }
 }

@@ -17,16 +17,8 @@ final class LWSServiceLoop: @unchecked Sendable {
     private var finished = false      // guarded by state
     private let exitRequested = Atomic<Bool>(false)
     private var thread: OSThread?
-    /// Whether this loop pauses after lws reports a failed `accept` (a server's loop).
-    private let backsOffAcceptFailures: Bool
-    /// How long the loop pauses after a failed accept: long enough that retrying costs
-    /// nothing, short enough that the sockets it has wait only a moment.
-    static let acceptBackoffMicroseconds: UInt32 = 50_000
-
-    /// `backsOffAcceptFailures`: pause after lws reports a failed accept (see ``LWSLogging``).
-    init(context: OpaquePointer, backsOffAcceptFailures: Bool = false) {
+    init(context: OpaquePointer) {
         self.context = context
-        self.backsOffAcceptFailures = backsOffAcceptFailures
     }
 
     /// Starts the service thread. `shouldStop` is asked after every service pass;
@@ -35,9 +27,6 @@ final class LWSServiceLoop: @unchecked Sendable {
         thread = try OSThread(name: name) { [self] in
             while !exitRequested.load(ordering: .acquiring) && !shouldStop() {
                 if lws_service(context, 0) < 0 { break }
-                // Out of descriptors, the listen socket stays readable and lws would retry
-                // the accept at once, forever: wait for a descriptor to come free instead.
-                if backsOffAcceptFailures && LWSLogging.takeAcceptFailure() { usleep(Self.acceptBackoffMicroseconds) }
             }
             state.lock()
             alive = false

@@ -1,4 +1,3 @@
-import CLibWebSockets
 import Glibc
 import Synchronization
 
@@ -6,9 +5,6 @@ import Synchronization
 /// unauthenticated-WebSocket deadline and cap, and the descriptor reserve. Immutable;
 /// read on the service thread. Cost: nothing until a limit is hit.
 struct ExposureLimits: Sendable {
-    /// The pending-timeout reason lws reports for the unauthenticated deadline.
-    static let unauthenticatedTimeoutReason = pending_timeout(rawValue: PENDING_TIMEOUT_USER_REASON_BASE.rawValue + 1)
-
     /// Seconds an unauthenticated WebSocket may stay open; nil: no deadline.
     let unauthenticatedDeadlineSeconds: Int32?
     /// Most unauthenticated WebSockets at once: the configured cap, but never more than half

@@ -1,12 +1,12 @@
 import Foundation
 
 /// How an HTTP/1.1 request says where its body ends (RFC 9112 §6), judged before a byte of
-/// the body is read. lws 4.1 reads a body by `Content-Length` only and does not decode
-/// chunked bodies, so anything it could misread — both `Content-Length` and
-/// `Transfer-Encoding` (request smuggling, §6.3), a repeated or non-numeric length (lws
-/// joins repeated headers with commas), a transfer-coding other than `chunked` — is
-/// refused with the connection closed, so the bytes behind it are never taken for a
-/// second request. Cost: a scan of two header values.
+/// the body is read. The server reads bodies by `Content-Length` only (chunked request
+/// bodies are not decoded: no OpenTok client sends them), so anything it could misread —
+/// both `Content-Length` and `Transfer-Encoding` (request smuggling, §6.3), a repeated or
+/// non-numeric length (repeated headers arrive joined with commas), a transfer-coding
+/// other than `chunked` — is refused with the connection closed, so the bytes behind it
+/// are never taken for a second request. Cost: a scan of two header values.
 enum RequestFraming: Equatable {
     /// No body.
     case none
@@ -18,14 +18,14 @@ enum RequestFraming: Equatable {
     case refuse(status: Int, message: String)
 
     /// Judges the raw `Content-Length` and `Transfer-Encoding` values (nil when absent;
-    /// lws joins repeats with `,`). `maximumBody` is the largest body accepted.
+    /// repeats joined with `,`). `maximumBody` is the largest body accepted.
     static func judge(contentLength: String?, transferEncoding: String?, maximumBody: Int) -> RequestFraming {
         if let transferEncoding {
             if contentLength != nil {
                 return .refuse(status: 400, message: "both Content-Length and Transfer-Encoding")
             }
             let coding = transferEncoding.trimmingCharacters(in: .whitespaces).lowercased()
-            // lws 4.1 cannot decode chunked bodies: ask for a length rather than stall.
+            // Chunked bodies are not decoded: ask for a length rather than misread one.
             if coding == "chunked" { return .refuse(status: 411, message: "Content-Length required") }
             return .refuse(status: 400, message: "unsupported Transfer-Encoding")
         }

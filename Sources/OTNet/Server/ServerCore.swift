@@ -1,4 +1,4 @@
-import CLibWebSockets
+import CEpoll
 import Foundation
 import Glibc
 import Synchronization
@@ -6,363 +6,420 @@ import Synchronization
 /// Numbers the WebSocket connections of this process (server and client side).
 let webSocketIDs = Atomic<UInt64>(1)
 
-/// The lws protocol callback of every `WebServer`: finds the server from the context's
-/// user pointer and hands the event to it.
-func webServerCallback(
-    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-    _ input: UnsafeMutableRawPointer?, _ length: Int
-) -> Int32 {
-    guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else {
-        return lws_callback_http_dummy(wsi, reason, user, input, length)
-    }
-    let core = Unmanaged<ServerCore>.fromOpaque(owner).takeUnretainedValue()
-    return core.callback(wsi, reason, user, input, length)
-}
-
-/// The service-thread side of a `WebServer`: turns lws callbacks into `HTTPRequest`s,
-/// responses, and WebSocket peers, and calls the handler. Everything here runs on the
-/// service thread except `schedule` (any thread) and the atomics.
+/// The service thread of a `WebServer`: one epoll loop over the listening socket, the
+/// wake-up eventfd and every accepted connection (all non-blocking). It accepts (backing
+/// off on EMFILE), reads requests and frames, calls the handler, and writes what is
+/// queued as the sockets take it; the one lock it takes (a peer's queue) is never held
+/// across a system call. Everything here runs on the service thread except `stopRequested`,
+/// `exitRequested`, the counters and `waitFinished`.
 final class ServerCore: @unchecked Sendable {
     /// Bodies above this are read and discarded, and answered with 413.
     static let maximumBodyBytes = 1 << 20
-    /// WebSocket messages above this close the connection with 1009.
-    static let maximumMessageBytes = 256 << 10
-    /// Response bodies are written in pieces of at most this size, one per writable callback.
-    static let responseChunkBytes = 64 << 10
     /// How long a closing WebSocket may take to get its close frame out before it is dropped.
-    static let closeDeadlineSeconds: Int32 = 3
+    static let closeDeadlineNanoseconds: UInt64 = 3_000_000_000
+    /// A new connection must finish its TLS handshake and send its first request head within this.
+    static let firstRequestNanoseconds: UInt64 = 10_000_000_000
+    /// A request, once its first byte is in, must arrive whole within this (slow senders).
+    static let requestNanoseconds: UInt64 = 30_000_000_000
+    /// An idle keep-alive connection is closed after this.
+    static let idleNanoseconds: UInt64 = 60_000_000_000
+    /// Above this many queued output bytes a connection's input is not read and its
+    /// WebSocket queue is not drained, so one slow reader cannot make the server buffer
+    /// without bound (its messages wait in its own capped queue instead).
+    static let outputHighWater = 256 << 10
+    /// How long the loop stops accepting after `accept` fails for lack of descriptors:
+    /// long enough that retrying costs nothing, short enough that clients wait only a moment.
+    static let acceptBackoffNanoseconds: UInt64 = 50_000_000
+    /// How often deadlines are checked.
+    static let sweepNanoseconds: UInt64 = 100_000_000
+    /// Epoll keys of the two fixed descriptors; connections count up from 2.
+    static let listenerKey: UInt64 = 0, wakerKey: UInt64 = 1
 
-    /// Dropped after the context is destroyed, so a handler that owns the server does not
-    /// keep both alive forever once the server has stopped.
-    private var handler: (any WebServerHandler)?
-    let strings = CStringStore()
-    let protocols: UnsafeMutablePointer<lws_protocols>
-    /// Set once, before the service thread starts.
-    var wakeList: PeerWakeList?
-    let stopRequested = Atomic<Bool>(false)
-    private let scratch = ScratchBuffer()
-    private var openPeers: [UInt64: ServerPeer] = [:]
-    private var stopHandled = false
-    /// The exposure limits (see `WebServerConfiguration`), and the soft descriptor limit
-    /// read when the server started.
+    /// Dropped once the loop has ended, so a handler that owns the server does not keep
+    /// both alive forever once the server has stopped.
+    var handler: (any WebServerHandler)?
     let limits: ExposureLimits
-    /// Service thread only: WebSockets open and not yet vouched for.
-    private var unauthenticated = UnauthenticatedPeers()
-    /// What the limits did, readable from any thread.
     let counters = WebServerCounters()
+    let waker: ServerWaker
+    let wakeList: PeerWakeList
+    let stopRequested = Atomic<Bool>(false)
+    let exitRequested = Atomic<Bool>(false)
+    let maximumMessageBytes: Int
+    let tls: TLSServerContext?
+    let epoll: Int32
+    private var listener: Int32
+    var connections: [UInt64: ServerConnection] = [:]
+    private var nextSerial: UInt64 = 2
+    var openPeers: [UInt64: ServerPeer] = [:]
+    /// WebSockets open and not yet vouched for.
+    var unauthenticated = UnauthenticatedPeers()
+    var stopHandled = false
+    private var acceptPausedUntil: UInt64?
+    private var nextSweep: UInt64 = 0
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+    private let finished = NSCondition()
+    private var isFinished = false
 
-    init(handler: any WebServerHandler, limits: ExposureLimits) {
+    init(handler: any WebServerHandler, limits: ExposureLimits, listener: Int32, tls: TLSServerContext?,
+         maximumMessageBytes: Int) throws(WebError) {
         self.handler = handler
         self.limits = limits
-        protocols = .allocate(capacity: 2)
-        protocols.initialize(repeating: lws_protocols(), count: 2)
-        protocols[0].name = strings.keep("otnet")
-        protocols[0].callback = webServerCallback
-        protocols[0].per_session_data_size = 0  // state hangs off the wsi's opaque user data
-        protocols[0].rx_buffer_size = 16 << 10
-    }
-
-    deinit {
-        protocols.deinitialize(count: 2)
-        protocols.deallocate()
-    }
-
-    /// The service loop ends once a stop was asked for and every WebSocket has closed.
-    func shouldStop() -> Bool {
-        stopRequested.load(ordering: .acquiring) && stopHandled && openPeers.isEmpty
-    }
-
-    /// After the context is gone: tell the handler about any peer lws did not report.
-    func afterDestroy() {
-        for peer in Array(openPeers.values) { reportClosed(peer) }
-        _ = wakeList?.take()
-        handler = nil
-    }
-
-    func callback(
-        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-        _ input: UnsafeMutableRawPointer?, _ length: Int
-    ) -> Int32 {
-        switch reason {
-        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-            wokenUp()
-            return 0
-        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-            // A just-accepted socket; nonzero makes lws close it at once.
-            return limits.admits(descriptor: Int32(truncatingIfNeeded: Int(bitPattern: input)), counters: counters) ? 0 : 1
-        case LWS_CALLBACK_HTTP:
-            return beginRequest(wsi, path: input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) })
-        case LWS_CALLBACK_HTTP_BODY:
-            let connection = connection(wsi)
-            if connection.awaitingBody, !connection.bodyTooLarge, let input {
-                if connection.request.body.count + length > Self.maximumBodyBytes {
-                    connection.bodyTooLarge = true
-                    connection.request.body = []
-                } else {
-                    connection.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-                }
-            }
-            return 0
-        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            let connection = connection(wsi)
-            guard connection.awaitingBody else { return 0 }
-            connection.awaitingBody = false
-            return respond(wsi, connection)
-        case LWS_CALLBACK_HTTP_WRITEABLE:
-            return writeResponse(wsi, connection(wsi))
-        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            return filterUpgrade(wsi)
-        case LWS_CALLBACK_ESTABLISHED:
-            opened(wsi)
-            return 0
-        case LWS_CALLBACK_RECEIVE:
-            return received(wsi, input, length)
-        case LWS_CALLBACK_SERVER_WRITEABLE:
-            return writeMessage(wsi)
-        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            return 0  // lws answers the close frame itself
-        case LWS_CALLBACK_CLOSED:
-            if let peer = existingConnection(wsi)?.peer {
-                reportClosed(peer)
-                peer.wsi = nil
-            }
-            return 0
-        case LWS_CALLBACK_WSI_DESTROY:
-            // Sent to protocols[0] for every wsi; the last point where the wsi is valid.
-            if let raw = lws_get_opaque_user_data(wsi) {
-                lws_set_opaque_user_data(wsi, nil)
-                let connection = Unmanaged<ServerConnection>.fromOpaque(raw).takeRetainedValue()
-                if let peer = connection.peer {
-                    reportClosed(peer)
-                    peer.wsi = nil
-                }
-            }
-            return 0
-        default:
-            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        self.listener = listener
+        self.tls = tls
+        self.maximumMessageBytes = maximumMessageBytes
+        let epoll = cepoll_create()
+        guard epoll >= 0 else { throw .system("epoll_create1", errno) }
+        let waker: ServerWaker
+        do { waker = try ServerWaker() } catch {
+            close(epoll)
+            throw error
         }
+        self.epoll = epoll
+        self.waker = waker
+        wakeList = PeerWakeList(waker: waker)
+        guard cepoll_control(epoll, EPOLL_CTL_ADD, listener, CEPOLL_IN, Self.listenerKey) == 0,
+              cepoll_control(epoll, EPOLL_CTL_ADD, waker.descriptor, CEPOLL_IN, Self.wakerKey) == 0 else {
+            let code = errno
+            waker.retire()
+            close(epoll)
+            throw .system("epoll_ctl", code)
+        }
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    // MARK: the loop
+
+    /// Runs until stopped (every WebSocket closed after a stop, or `exitRequested`), then
+    /// closes every socket and tells the handler about every peer still open.
+    func run() {
+        var keys = [UInt64](repeating: 0, count: 256)
+        var events = [UInt32](repeating: 0, count: 256)
+        while !exitRequested.load(ordering: .acquiring) {
+            if stopRequested.load(ordering: .acquiring) && !stopHandled { handleStop() }
+            if stopHandled && openPeers.isEmpty { break }
+            let count = keys.withUnsafeMutableBufferPointer { keyBuffer in
+                events.withUnsafeMutableBufferPointer { eventBuffer in
+                    cepoll_wait(epoll, keyBuffer.baseAddress, eventBuffer.baseAddress, 256, 100)
+                }
+            }
+            if count < 0 && errno != EINTR { break }
+            for index in 0..<max(0, Int(count)) {
+                switch keys[index] {
+                case Self.listenerKey: acceptAll()
+                case Self.wakerKey:
+                    waker.drain()
+                    wokenUp()
+                default:
+                    if let connection = connections[keys[index]] { service(connection, events: events[index]) }
+                }
+            }
+            let now = monotonicNanoseconds()
+            if let paused = acceptPausedUntil, now >= paused, listener >= 0 {
+                acceptPausedUntil = nil
+                _ = cepoll_control(epoll, EPOLL_CTL_ADD, listener, CEPOLL_IN, Self.listenerKey)
+            }
+            if now >= nextSweep {
+                nextSweep = now + Self.sweepNanoseconds
+                sweepDeadlines(now)
+            }
+        }
+        for connection in Array(connections.values) { drop(connection) }
+        for peer in Array(openPeers.values) { reportClosed(peer) }
+        closeListener()
+        _ = wakeList.take()
+        waker.retire()
+        close(epoll)
+        handler = nil
+        finished.lock()
+        isFinished = true
+        finished.broadcast()
+        finished.unlock()
+    }
+
+    /// Waits until the loop has ended, up to `seconds`; true if it has. Any thread.
+    func waitFinished(seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        finished.lock()
+        defer { finished.unlock() }
+        while !isFinished {
+            if !finished.wait(until: deadline) { return isFinished }
+        }
+        return true
+    }
+
+    private func handleStop() {
+        stopHandled = true
+        closeListener()
+        for peer in openPeers.values { peer.close(code: 1001, reason: "server stopping") }
+    }
+
+    private func closeListener() {
+        guard listener >= 0 else { return }
+        _ = cepoll_control(epoll, EPOLL_CTL_DEL, listener, 0, Self.listenerKey)
+        close(listener)
+        listener = -1
+    }
+
+    // MARK: accepting
+
+    private func acceptAll() {
+        // A bounded batch, so a connection storm cannot starve the sockets already open.
+        for _ in 0..<128 {
+            guard listener >= 0 else { return }
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED, EPROTO: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors the listener stays readable and accepting again at
+                    // once would spin: stop listening for a moment and keep serving the rest.
+                    counters.acceptFailures.add(1, ordering: .relaxed)
+                    _ = cepoll_control(epoll, EPOLL_CTL_DEL, listener, 0, Self.listenerKey)
+                    acceptPausedUntil = monotonicNanoseconds() + Self.acceptBackoffNanoseconds
+                    return
+                default: return
+                }
+            }
+            guard limits.admits(descriptor: fd, counters: counters) else {
+                close(fd)
+                continue
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            adopt(fd)
+        }
+    }
+
+    private func adopt(_ fd: Int32) {
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        var session: TLSSession?
+        if let tls {
+            guard let made = TLSSession(context: tls, descriptor: fd) else {
+                close(fd)
+                return
+            }
+            session = made
+        }
+        let serial = nextSerial
+        nextSerial += 1
+        let connection = ServerConnection(
+            serial: serial, descriptor: fd, remoteIP: SocketAddressText.format(storage, withPort: false),
+            remoteAddress: SocketAddressText.format(storage, withPort: true), tls: session,
+            http: HTTPRequestReader(maximumBodyBytes: Self.maximumBodyBytes))
+        guard cepoll_control(epoll, EPOLL_CTL_ADD, fd, CEPOLL_IN, serial) == 0 else {
+            close(fd)
+            return
+        }
+        connection.registeredEvents = CEPOLL_IN
+        connection.setDeadline(monotonicNanoseconds() + Self.firstRequestNanoseconds)
+        connections[serial] = connection
     }
 
     // MARK: connections
 
-    private func existingConnection(_ wsi: OpaquePointer) -> ServerConnection? {
-        lws_get_opaque_user_data(wsi).map { Unmanaged<ServerConnection>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    private func connection(_ wsi: OpaquePointer) -> ServerConnection {
-        if let existing = existingConnection(wsi) { return existing }
-        let connection = ServerConnection()
-        lws_set_opaque_user_data(wsi, Unmanaged.passRetained(connection).toOpaque())
-        return connection
-    }
-
-    // MARK: wake-ups from other threads
-
-    private func wokenUp() {
-        if stopRequested.load(ordering: .acquiring) && !stopHandled {
-            stopHandled = true
-            for peer in openPeers.values { peer.close(code: 1001, reason: "server stopping") }
+    /// One epoll report for `connection`.
+    private func service(_ connection: ServerConnection, events: UInt32) {
+        if events & (CEPOLL_IN | CEPOLL_ERR | CEPOLL_HUP) != 0 || connection.tls != nil {
+            readAvailable(connection)
         }
-        let peers = wakeList?.take() ?? []
-        for peer in peers {
-            let closing = peer.outgoing.withLock { queue in
-                queue.scheduled = false
-                return queue.closeRequest != nil
+        settle(connection)
+    }
+
+    /// After any work on a connection: writes what is queued, refills from the WebSocket
+    /// queue, resumes reading when the output has drained, closes it when done, or
+    /// updates what epoll watches.
+    func settle(_ connection: ServerConnection) {
+        while connection.isOpen {
+            flush(connection)
+            guard connection.isOpen else { return }
+            var progressed = false
+            if connection.phase == .webSocket && connection.pendingOutput < Self.outputHighWater {
+                let before = connection.pendingOutput
+                pump(connection)
+                progressed = connection.pendingOutput != before
             }
-            guard let wsi = peer.wsi else { continue }
-            if peer.countedUnauthenticated && peer.authenticated.load(ordering: .acquiring) {
-                unauthenticated.remove(peer)
-                if !peer.closeDeadlineArmed { lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0) }
+            if connection.readPaused && wantsRead(connection) {
+                connection.readPaused = false
+                if connection.phase == .http { processHTTP(connection) }
+                readAvailable(connection)
+                progressed = true
             }
-            lws_callback_on_writable(wsi)
-            if closing && !peer.closeDeadlineArmed {
-                // A peer that stopped reading never becomes writable again, so its close
-                // frame would wait forever: lws drops the connection if it is still open then.
-                peer.closeDeadlineArmed = true
-                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, Self.closeDeadlineSeconds)
+            if !progressed { break }
+        }
+        guard connection.isOpen else { return }
+        if connection.closeAfterFlush && connection.pendingOutput == 0 {
+            drop(connection)
+            return
+        }
+        var wanted: UInt32 = 0
+        if wantsRead(connection) || connection.phase == .tlsHandshake { wanted |= CEPOLL_IN }
+        if connection.pendingOutput > 0 || connection.tlsWantsWrite { wanted |= CEPOLL_OUT }
+        if wanted != connection.registeredEvents {
+            connection.registeredEvents = wanted
+            _ = cepoll_control(epoll, EPOLL_CTL_MOD, connection.descriptor, wanted, connection.serial)
+        }
+    }
+
+    /// Whether the connection's input should be read now.
+    func wantsRead(_ connection: ServerConnection) -> Bool {
+        connection.isOpen && !connection.inputEnded && !connection.closeAfterFlush
+            && connection.pendingOutput < Self.outputHighWater
+    }
+
+    /// Reads what the socket has (until it would block; plain sockets at most 1 MiB per
+    /// turn, so one fast sender cannot hold the loop) and feeds it to the reader of its phase.
+    func readAvailable(_ connection: ServerConnection) {
+        if connection.phase == .tlsHandshake {
+            guard advanceHandshake(connection) else { return }
+        }
+        var total = 0
+        while connection.isOpen {
+            guard wantsRead(connection) else {
+                if !connection.inputEnded && !connection.closeAfterFlush { connection.readPaused = true }
+                return
+            }
+            switch receive(connection) {
+            case .done(let count):
+                total += count
+                feed(connection, UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                if connection.tls == nil && total >= 1 << 20 { return }
+            case .wouldBlock:
+                return
+            case .closed:
+                inputEnded(connection)
+                return
+            case .failed:
+                drop(connection)
+                return
             }
         }
     }
 
-    // MARK: HTTP
-
-    private func beginRequest(_ wsi: OpaquePointer, path: String?) -> Int32 {
-        let connection = connection(wsi)
-        connection.resetRequest()
-        let headers = RequestHeaders.all(wsi)
-        connection.request = HTTPRequest(
-            method: RequestHeaders.methodAndURI(wsi)?.method ?? "GET",
-            path: RequestHeaders.foldPath(path ?? "/"),
-            query: RequestHeaders.query(wsi),
-            headers: headers,
-            remoteAddress: RequestHeaders.peerAddress(wsi, withPort: false))
-        let length: Int
-        switch RequestFraming.judge(contentLength: headers["content-length"], transferEncoding: headers["transfer-encoding"],
-                                    maximumBody: Self.maximumBodyBytes) {
-        case .none:
-            return respond(wsi, connection)
-        case .refuse(let status, let message):
-            counters.framingRefused.add(1, ordering: .relaxed)
-            return startResponse(wsi, connection, .json(status, #"{"code":\#(status),"message":"\#(message)"}"#), closeAfter: true)
-        case .body(let count), .tooLarge(let count):
-            length = count  // too large: read and discarded, then 413 and close
+    private func advanceHandshake(_ connection: ServerConnection) -> Bool {
+        guard let session = connection.tls else { return true }
+        switch session.handshake() {
+        case .done:
+            connection.phase = .http
+            connection.tlsWantsWrite = false
+            return true
+        case .wouldBlock(let write):
+            connection.tlsWantsWrite = write
+            return false
+        case .closed, .failed:
+            drop(connection)
+            return false
         }
-        connection.expectedBodyLength = length
-        connection.awaitingBody = true
-        connection.bodyTooLarge = length > Self.maximumBodyBytes
-        if !connection.bodyTooLarge { connection.request.body.reserveCapacity(length) }
-        return 0  // the body arrives in HTTP_BODY callbacks
     }
 
-    private func respond(_ wsi: OpaquePointer, _ connection: ServerConnection) -> Int32 {
-        let response = connection.bodyTooLarge
-            ? HTTPResponse.json(413, #"{"code":413,"message":"request body larger than 1 MiB"}"#)
-            : (handler?.handle(connection.request) ?? .json(503, #"{"code":503,"message":"stopping"}"#))
-        // A client that sent more than the limit is not trusted with the connection.
-        return startResponse(wsi, connection, response, closeAfter: connection.bodyTooLarge)
+    private func receive(_ connection: ServerConnection) -> TLSSession.Outcome {
+        if let session = connection.tls {
+            let outcome = session.read(into: readBuffer)
+            if case .wouldBlock(let write) = outcome { connection.tlsWantsWrite = write }
+            return outcome
+        }
+        while true {
+            let count = recv(connection.descriptor, readBuffer.baseAddress, readBuffer.count, 0)
+            if count > 0 { return .done(count) }
+            if count == 0 { return .closed }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock(write: false)
+            default: return .failed
+            }
+        }
     }
 
-    /// Sends the status line and headers now; the body follows in HTTP_WRITEABLE.
-    private func startResponse(_ wsi: OpaquePointer, _ connection: ServerConnection, _ response: HTTPResponse, closeAfter: Bool) -> Int32 {
-        var size = 512 + (response.contentType?.utf8.count ?? 0)
-        for (name, value) in response.headers { size += name.utf8.count + value.utf8.count + 8 }
-        let start = scratch.payload(count: size)
-        let end = start + size
-        var cursor: UnsafeMutablePointer<UInt8>? = start
-        guard lws_add_http_header_status(wsi, UInt32(response.status), &cursor, end) == 0 else { return -1 }
-        if let contentType = response.contentType {
-            guard addHeader(wsi, token: WSI_TOKEN_HTTP_CONTENT_TYPE, contentType, &cursor, end) else { return -1 }
+    private func feed(_ connection: ServerConnection, _ bytes: UnsafeRawBufferPointer) {
+        switch connection.phase {
+        case .tlsHandshake: break
+        case .http:
+            connection.http.append(bytes)
+            processHTTP(connection)
+        case .webSocket:
+            connection.frames?.append(bytes)
+            processFrames(connection)
         }
-        for (name, value) in response.headers {
-            let ok = (name.lowercased() + ":").withCString { raw in
-                Self.withBytes(value) { bytes, count in
-                    lws_add_http_header_by_name(wsi, UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), bytes, Int32(count), &cursor, end) == 0
+    }
+
+    /// The peer ended its side: HTTP answers what it has read and closes; a WebSocket that
+    /// ends without a close frame is gone.
+    private func inputEnded(_ connection: ServerConnection) {
+        connection.inputEnded = true
+        if connection.phase == .webSocket && !connection.sentClose {
+            drop(connection)
+        } else {
+            connection.closeAfterFlush = true
+        }
+    }
+
+    /// Writes queued output until the socket would block.
+    func flush(_ connection: ServerConnection) {
+        while connection.isOpen && connection.pendingOutput > 0 {
+            let outcome = connection.output.withUnsafeBytes { raw -> TLSSession.Outcome in
+                let pending = UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...])
+                if let session = connection.tls { return session.write(pending) }
+                while true {
+                    let sent = send(connection.descriptor, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
+                    if sent >= 0 { return .done(sent) }
+                    switch errno {
+                    case EINTR: continue
+                    case EAGAIN, EWOULDBLOCK: return .wouldBlock(write: true)
+                    default: return .failed
+                    }
                 }
             }
-            guard ok else { return -1 }
-        }
-        // RFC 9110 §8.6: no Content-Length on 204 and 304 (their bodies are empty anyway).
-        if response.status != 204 && response.status != 304 {
-            guard lws_add_http_header_content_length(wsi, UInt64(response.body.count), &cursor, end) == 0 else { return -1 }
-        }
-        if closeAfter {
-            guard addHeader(wsi, token: WSI_TOKEN_CONNECTION, "close", &cursor, end) else { return -1 }
-        }
-        guard lws_finalize_write_http_header(wsi, start, &cursor, end) == 0 else { return -1 }
-        connection.responding = true
-        let bodiless = response.status == 204 || response.status == 304 || connection.request.method == "HEAD"
-        connection.responseBody = bodiless ? [] : response.body
-        connection.responseOffset = 0
-        connection.closeAfterResponse = closeAfter
-        lws_callback_on_writable(wsi)
-        return 0
-    }
-
-    private func addHeader(_ wsi: OpaquePointer, token: lws_token_indexes, _ value: String,
-                           _ cursor: inout UnsafeMutablePointer<UInt8>?, _ end: UnsafeMutablePointer<UInt8>) -> Bool {
-        Self.withBytes(value) { bytes, count in
-            lws_add_http_header_by_token(wsi, token, bytes, Int32(count), &cursor, end) == 0
-        }
-    }
-
-    private static func withBytes<R>(_ text: String, _ body: (UnsafePointer<UInt8>?, Int) -> R) -> R {
-        var text = text
-        return text.withUTF8 { body($0.baseAddress, $0.count) }
-    }
-
-    /// Writes one piece of the response body; after the last, ends the transaction (the
-    /// connection then waits for the next keep-alive request, or closes).
-    private func writeResponse(_ wsi: OpaquePointer, _ connection: ServerConnection) -> Int32 {
-        guard connection.responding else { return 0 }
-        let total = connection.responseBody.count
-        if connection.responseOffset < total {
-            let count = min(Self.responseChunkBytes, total - connection.responseOffset)
-            let target = scratch.payload(count: count)
-            connection.responseBody.withUnsafeBufferPointer { body in
-                target.update(from: body.baseAddress! + connection.responseOffset, count: count)
-            }
-            connection.responseOffset += count
-            let last = connection.responseOffset == total
-            guard lws_write(wsi, target, count, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) >= 0 else { return -1 }
-            if !last {
-                lws_callback_on_writable(wsi)
-                return 0
+            switch outcome {
+            case .done(let count): connection.consumeOutput(count)
+            case .wouldBlock(let write):
+                if connection.tls != nil { connection.tlsWantsWrite = write }
+                return
+            case .closed, .failed:
+                drop(connection)
+                return
             }
         }
-        let close = connection.closeAfterResponse
-        connection.resetRequest()
-        if close { return -1 }
-        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 
-    // MARK: WebSocket
-
-    private func filterUpgrade(_ wsi: OpaquePointer) -> Int32 {
-        let connection = connection(wsi)
-        let path = RequestHeaders.foldPath(RequestHeaders.copy(wsi, WSI_TOKEN_GET_URI) ?? "/")
-        let query = RequestHeaders.query(wsi)
-        guard !stopRequested.load(ordering: .acquiring), handler?.shouldAcceptWebSocket(path: path, query: query) == true else {
-            return 1  // lws drops the connection without an HTTP status
+    /// Closes the socket at once and tells the handler about its WebSocket, if any.
+    func drop(_ connection: ServerConnection) {
+        guard connection.isOpen else { return }
+        connection.isOpen = false
+        connections[connection.serial] = nil
+        _ = cepoll_control(epoll, EPOLL_CTL_DEL, connection.descriptor, 0, connection.serial)
+        connection.tls?.shutdown()
+        close(connection.descriptor)
+        if let peer = connection.peer {
+            reportClosed(peer)
+            peer.connection = nil
         }
-        // An upgrade has no body: one that announces one could slip those bytes in as frames.
-        let length = RequestHeaders.copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)?.trimmingCharacters(in: .whitespaces)
-        if RequestHeaders.copy(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil || (length != nil && length != "0") {
-            counters.framingRefused.add(1, ordering: .relaxed)
-            return 1
-        }
-        if let cap = limits.maxUnauthenticated, unauthenticated.count >= cap {
-            // Let the oldest go rather than refuse the newcomer: a client that connects
-            // promptly always gets in, however many idle sockets an attacker keeps opening.
-            guard let oldest = unauthenticated.oldest(), let oldestWsi = oldest.wsi else { return 1 }
-            unauthenticated.remove(oldest)
-            counters.unauthenticatedEvicted.add(1, ordering: .relaxed)
-            lws_set_timeout(oldestWsi, ExposureLimits.unauthenticatedTimeoutReason, LWS_TO_KILL_ASYNC)
-        }
-        connection.webSocketPath = path
-        connection.webSocketQuery = query
-        return 0
     }
 
-    private func opened(_ wsi: OpaquePointer) {
-        let connection = connection(wsi)
-        let peer = ServerPeer(
-            id: webSocketIDs.add(1, ordering: .relaxed).oldValue,
-            remoteAddress: RequestHeaders.peerAddress(wsi, withPort: true),
-            path: connection.webSocketPath, wakeList: wakeList!, wsi: wsi)
-        connection.peer = peer
-        openPeers[peer.id] = peer
-        if limits.maxUnauthenticated != nil || limits.unauthenticatedDeadlineSeconds != nil {
-            unauthenticated.add(peer)
-            if let seconds = limits.unauthenticatedDeadlineSeconds {
-                // lws drops the connection when this fires, whatever it received meanwhile.
-                lws_set_timeout(wsi, ExposureLimits.unauthenticatedTimeoutReason, seconds)
+    /// Drops every connection whose deadline has passed (a WebSocket first gets a close
+    /// frame, written if the socket takes it at once).
+    private func sweepDeadlines(_ now: UInt64) {
+        var due: [ServerConnection] = []
+        for connection in connections.values {
+            if let deadline = connection.deadline, deadline <= now { due.append(connection) }
+        }
+        for connection in due where connection.isOpen {
+            if connection.phase == .webSocket && !connection.sentClose {
+                let reason = connection.peer?.countedUnauthenticated == true ? "not authenticated in time" : "deadline"
+                WebSocketFrameWriter.appendClose(code: 1008, reason: reason, to: &connection.output)
+                connection.sentClose = true
+                flush(connection)
             }
-        }
-        handler?.webSocketOpened(peer, path: connection.webSocketPath, query: connection.webSocketQuery)
-        if stopHandled { peer.close(code: 1001, reason: "server stopping") }
-    }
-
-    private func received(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard let connection = existingConnection(wsi), let peer = connection.peer else { return 0 }
-        switch IncomingFragments.add(wsi, input, length, to: &connection.incoming, limit: Self.maximumMessageBytes) {
-        case .tooLarge:
-            scratch.setCloseFrame(wsi, code: 1009, reason: "message larger than 256 KiB")
-            return -1
-        case .incomplete:
-            return 0
-        case .complete(let text):
-            if let text, !peer.closeReported { handler?.webSocketReceived(peer, text: text) }
-            return 0
+            drop(connection)
         }
     }
 
-    /// Writes exactly one queued message (or the close frame once the queue is empty).
-    private func writeMessage(_ wsi: OpaquePointer) -> Int32 {
-        guard let peer = existingConnection(wsi)?.peer else { return 0 }
-        return peer.outgoing.writeNext(to: wsi, scratch: scratch)
-    }
-
-    private func reportClosed(_ peer: ServerPeer) {
+    func reportClosed(_ peer: ServerPeer) {
         guard !peer.closeReported else { return }
         peer.closeReported = true
         if unauthenticated.remove(peer) {

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// One WebSocket accepted by a `WebServer`. `send` and `close` may be called from any
-/// thread: they queue under a lock and wake the service thread, which writes one message
-/// per writable callback. Everything else here belongs to the service thread.
+/// thread: they queue under a lock and wake the service thread, which frames queued
+/// messages into the connection's output as the socket takes them. Everything else here
+/// belongs to the service thread.
 final class ServerPeer: WebSocketPeer, @unchecked Sendable {
     let id: UInt64
     let remoteAddress: String
@@ -12,24 +13,22 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
     private let wakeList: PeerWakeList
     /// The queue shared with other threads.
     let outgoing = Locked(OutgoingQueue())
-    /// Service thread only: the live connection, nil once lws has closed it.
-    var wsi: OpaquePointer?
+    /// Service thread only: the live connection, nil once it has closed.
+    var connection: ServerConnection?
     /// Service thread only: the handler has been told about the close.
     var closeReported = false
-    /// Service thread only: the close deadline has been armed.
-    var closeDeadlineArmed = false
     /// Set by `markAuthenticated` (any thread); the service thread then lifts the limits.
     let authenticated = Atomic<Bool>(false)
     /// Service thread only: counted among the server's unauthenticated WebSockets and
     /// under its deadline.
     var countedUnauthenticated = false
 
-    init(id: UInt64, remoteAddress: String, path: String, wakeList: PeerWakeList, wsi: OpaquePointer) {
+    init(id: UInt64, remoteAddress: String, path: String, wakeList: PeerWakeList, connection: ServerConnection) {
         self.id = id
         self.remoteAddress = remoteAddress
         self.path = path
         self.wakeList = wakeList
-        self.wsi = wsi
+        self.connection = connection
     }
 
     @discardableResult func send(_ text: String) -> Bool {
@@ -63,15 +62,15 @@ final class ServerPeer: WebSocketPeer, @unchecked Sendable {
 /// The peers that have something to write, shared between the threads that call `send`
 /// and the server's service thread, plus the loop to wake. Cost: one lock per schedule.
 final class PeerWakeList: Sendable {
-    private let loop: LWSServiceLoop
+    private let waker: ServerWaker
     private let peers = Locked<[ServerPeer]>([])
 
-    init(loop: LWSServiceLoop) { self.loop = loop }
+    init(waker: ServerWaker) { self.waker = waker }
 
     /// Adds `peer` and wakes the service thread. Any thread.
     func schedule(_ peer: ServerPeer) {
         peers.withLock { $0.append(peer) }
-        loop.wake()
+        waker.wake()
     }
 
     /// Empties the list (service thread).

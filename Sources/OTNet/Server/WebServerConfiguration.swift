@@ -10,11 +10,14 @@ public struct WebServerConfiguration: Sendable {
     public var tlsCertificatePath: String? = nil
     /// The PEM private key of `tlsCertificatePath`.
     public var tlsPrivateKeyPath: String? = nil
+    /// The largest WebSocket message (all its fragments) accepted; a bigger one closes the
+    /// connection with 1009. The router keeps the default (its signaling messages are small).
+    public var maximumMessageBytes: Int = 256 << 10
 
     // Exposure limits: what an unauthenticated client may hold.
     /// A WebSocket the application has not vouched for (``WebSocketPeer/markAuthenticated()``)
     /// is dropped this many seconds after it opened, whatever it sends (pings included);
-    /// nil: never. Whole seconds (lws timeouts), at least 1.
+    /// nil: never. Whole seconds, at least 1.
     public var unauthenticatedDeadlineSeconds: Int? = nil
     /// At most this many WebSockets may be open and unauthenticated at once; a new one
     /// past the cap closes the oldest (a prompt client always gets in). Never more than half the descriptors the

@@ -63,6 +63,9 @@ enum PrometheusText {
         single("otkit_websockets_unauthenticated_evicted_total", "counter", "Oldest signaling sockets without a connect, closed to make room at the cap.", metrics.web.unauthenticatedEvicted)
         single("otkit_connections_descriptor_refused_total", "counter", "Connections closed on accept to keep the descriptor reserve free.", metrics.web.descriptorRefused)
         single("otkit_accept_failures_total", "counter", "Accepts that failed (EMFILE/ENFILE); the server pauses after each.", metrics.web.acceptFailures)
+        single("otkit_http_malformed_total", "counter", "HTTP requests refused for their syntax or size (400/414/426/431/501/505).", metrics.web.malformedRequests)
+        single("otkit_websocket_protocol_errors_total", "counter", "WebSockets closed for breaking RFC 6455 (1002/1007/1009).", metrics.web.webSocketProtocolErrors)
+        single("otkit_websocket_unmasked_frames_total", "counter", "WebSockets closed for an unmasked client frame (RFC 6455 section 5.1).", metrics.web.unmaskedFrames)
         return out
     }
 }
