@@ -55,6 +55,10 @@ struct ResumeReplayTests {
         // While A is away.
         for n in 1...3 { try sessionB.signal(type: "toA", string: "\(n)", connection: toA) }
         for n in 1...2 { try sessionB.signal(type: "toAll", string: "\(n)", connection: nil) }
+        // signal() returns once B has queued it; the router orders what one connection sends,
+        // not B's signals against C's join on another socket. B's own copy of its last
+        // signal to all says the router has taken all five before C connects.
+        #expect(b.wait { $0.contains("signal toAll from \(idB): 2") }, "\(b.calls)")
         let sessionC = try kit.makeSession(router, sessionId, c)
         try kit.connect(sessionC, c, token: try kit.token(sessionId, .publisher))
         let idC = try #require(sessionC.connection?.connectionId)
