@@ -32,32 +32,6 @@ public enum PythonWebSockets {
     }
 
     private static func prepare() -> PythonSDK.Availability {
-        let venv = venvPath
-        let python = venv + "/bin/python"
-        let check = "import importlib.metadata as m, sys; sys.exit(0 if m.version('websockets') == '\(version)' else 1)"
-        func installed() -> Bool {
-            FileManager.default.isExecutableFile(atPath: python) && (try? Subprocess.run(python, ["-c", check]))?.status == 0
-        }
-        if installed() { return .ready(python: python) }
-        guard let python3 = Subprocess.which("python3") else { return .unavailable(reason: "python3 is not on PATH") }
-        try? FileManager.default.createDirectory(atPath: PythonSDK.packageRoot + "/.build", withIntermediateDirectories: true)
-        let lock = open(PythonSDK.packageRoot + "/.build/websockets-venv.lock", O_CREAT | O_RDWR, 0o644)
-        if lock >= 0 { _ = flock(lock, LOCK_EX) }
-        defer { if lock >= 0 { close(lock) } }
-        if installed() { return .ready(python: python) }
-        do {
-            let made = try Subprocess.run(python3, ["-m", "venv", "--clear", venv])
-            guard made.status == 0 else { return .unavailable(reason: "python3 -m venv failed: \(made.stderr.suffix(600))") }
-            let pip = try Subprocess.run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                                                  "--timeout", "20", "--retries", "2", "websockets==\(version)"],
-                                         timeoutSeconds: 300)
-            guard pip.status == 0 else {
-                return .unavailable(reason: "pip install websockets==\(version) failed (is PyPI reachable?): \(pip.stderr.suffix(600))")
-            }
-            guard installed() else { return .unavailable(reason: "websockets \(version) did not import after installing") }
-            return .ready(python: python)
-        } catch {
-            return .unavailable(reason: "could not run python3: \(error)")
-        }
+        PythonVenv.prepare(name: "websockets-venv", package: "websockets", version: version)
     }
 }

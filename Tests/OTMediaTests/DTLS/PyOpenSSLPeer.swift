@@ -14,30 +14,9 @@ enum PyOpenSSLPeer {
     static let python: Result<String, PyOpenSSLUnavailable> = prepare()
 
     private static func prepare() -> Result<String, PyOpenSSLUnavailable> {
-        let python = venvPath + "/bin/python"
-        let check = "import importlib.metadata as m, sys; sys.exit(0 if m.version('pyOpenSSL') == '\(version)' else 1)"
-        func installed() -> Bool {
-            FileManager.default.isExecutableFile(atPath: python) && (try? Subprocess.run(python, ["-c", check]))?.status == 0
-        }
-        if installed() { return .success(python) }
-        guard let python3 = Subprocess.which("python3") else { return .failure(.init(reason: "python3 is not on PATH")) }
-        try? FileManager.default.createDirectory(atPath: PythonSDK.packageRoot + "/.build", withIntermediateDirectories: true)
-        let lock = open(venvPath + ".lock", O_CREAT | O_RDWR, 0o644)
-        if lock >= 0 { _ = flock(lock, LOCK_EX) }
-        defer { if lock >= 0 { close(lock) } }
-        if installed() { return .success(python) }
-        do {
-            let made = try Subprocess.run(python3, ["-m", "venv", "--clear", venvPath])
-            guard made.status == 0 else { return .failure(.init(reason: "python3 -m venv failed: \(made.stderr.suffix(600))")) }
-            let pip = try Subprocess.run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                                                  "--timeout", "20", "--retries", "2", "pyOpenSSL==\(version)"],
-                                         timeoutSeconds: 300)
-            guard pip.status == 0 else {
-                return .failure(.init(reason: "pip install pyOpenSSL==\(version) failed (is PyPI reachable?): \(pip.stderr.suffix(600))"))
-            }
-            return installed() ? .success(python) : .failure(.init(reason: "pyOpenSSL \(version) did not import after installing"))
-        } catch {
-            return .failure(.init(reason: "could not run python3: \(error)"))
+        switch PythonVenv.prepare(name: "pyopenssl-venv", package: "pyOpenSSL", version: version) {
+        case .ready(let python): .success(python)
+        case .unavailable(let reason): .failure(.init(reason: reason))
         }
     }
 
