@@ -53,7 +53,7 @@ public final class EdgeClient: @unchecked Sendable {
     /// This client's certificate.
     public let certificate: DTLSCertificate
     /// The client's socket (its own port on 127.0.0.1 unless told otherwise).
-    public let socket: UDPSocket
+    public private(set) var socket: UDPSocket
     /// The DTLS transport, once `handshake` ran.
     public private(set) var transport: DTLSTransport?
     private let context: DTLSContext
@@ -79,6 +79,14 @@ public final class EdgeClient: @unchecked Sendable {
         let pool = PacketBufferPool(initialCount: 2, maximumCount: 2, bufferSize: 2_048, headroom: 0)
         receiveBuffers = [pool.take()!]
         sendBuffers = [pool.take()!]
+    }
+
+    /// Moves the client to a new socket on another port (a NAT rebinding, a network
+    /// change), keeping its ICE, DTLS and SRTP state.
+    public func rebind(to address: SocketAddress = .ipv4Loopback()) throws {
+        let old = socket
+        socket = try UDPSocket(bindingTo: address)
+        old.close()
     }
 
     /// What goes to the edge through signaling: ufrag, password, fingerprint.

@@ -47,10 +47,12 @@ import Testing
         junk[0] = 23
         // Before the handshake: a DTLS-looking datagram that is no ClientHello.
         try late.sendRaw(junk)
-        #expect(eventually { fixture.edge.counters.dtlsGarbage == 1 })
+        // (A retransmitted flight of `steady`'s handshake would count too: hence ≥.)
+        #expect(eventually { fixture.edge.counters.dtlsGarbage >= 1 })
         #expect(fixture.edge.counters.handshakesStarted == 1)
         #expect(try late.handshake() == .connected)
 
+        let before = fixture.edge.counters.dtlsGarbage
         // After the handshake: a plaintext (epoch 0) record anyone could forge, and a record
         // that claims more bytes than its datagram holds.
         var forged = junk
@@ -66,7 +68,7 @@ import Testing
         // From an address no leg selected.
         let stranger = try EdgeClient(edge: late.edge)
         try stranger.sendRaw(junk)
-        #expect(eventually { fixture.edge.counters.dtlsGarbage == 4 })
+        #expect(eventually { fixture.edge.counters.dtlsGarbage >= before + 3 })
 
         try late.sendRTP(rtpPacket(sequence: 1, ssrc: 2, payload: [2]))
         try steady.sendRTP(rtpPacket(sequence: 1, ssrc: 1, payload: [1]))

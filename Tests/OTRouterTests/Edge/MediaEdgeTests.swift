@@ -68,7 +68,7 @@ import Testing
         #expect(fixture.inbox.received(EdgeLegID(2)).allSatisfy { $0.bytes.last == 0xBB })
         try [UInt8](rtpPacket(sequence: 1, ssrc: 1, payload: [2])).withUnsafeBytes { try fixture.edge.send(leg: EdgeLegID(2), rtp: $0) }
         #expect(try b.receiveMedia()?.packet.last == 2)
-        #expect(try a.receiveRaw(timeout: 0.2) == nil)
+        #expect(try a.receiveMedia(timeout: 0.2) == nil)
     }
 
     @Test func removingALegDoesNotDisturbAnotherThatStreams() throws {
@@ -91,6 +91,23 @@ import Testing
         #expect(throws: EdgeError.unknownLeg) {
             try [UInt8](rtpPacket(sequence: 1, ssrc: 1, payload: [])).withUnsafeBytes { try fixture.edge.send(leg: EdgeLegID(1), rtp: $0) }
         }
+    }
+
+    /// A nominating check from a new address moves the leg there (RFC 8445 / NAT
+    /// rebinding): media from it is accepted with the same keys, and the edge sends there.
+    @Test func aLegFollowsItsPeerToANewAddress() throws {
+        let fixture = try EdgeFixture()
+        let client = try fixture.connected(1)
+        let id = EdgeLegID(1)
+        let first = client.socket.localAddress
+        try client.rebind()
+        #expect(client.socket.localAddress != first)
+        #expect(try client.checkICE())
+        #expect(eventually { fixture.edge.selectedAddress(of: id) == client.socket.localAddress })
+        try client.sendRTP(rtpPacket(sequence: 3, ssrc: 3, payload: [3]))
+        #expect(eventually { fixture.inbox.received(id).count == 1 })
+        try [UInt8](rtpPacket(sequence: 4, ssrc: 4, payload: [4])).withUnsafeBytes { try fixture.edge.send(leg: id, rtp: $0) }
+        #expect(try client.receiveMedia()?.packet.last == 4)
     }
 
     @Test func twoWorkersHandleEveryClient() throws {
