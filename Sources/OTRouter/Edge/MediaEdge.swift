@@ -47,7 +47,7 @@ public final class MediaEdge: Sendable {
         let context: DTLSContext
         let presented: DTLSCertificate
         do throws(DTLSError) {
-            presented = try certificate ?? DTLSCertificate(commonName: "OTKit router")
+            if let certificate { presented = certificate } else { presented = try DTLSCertificate(commonName: "OTKit router") }
             context = try DTLSContext(certificate: presented)
         } catch {
             throw .dtls(error)

@@ -25,7 +25,7 @@ final class EdgeInbox: Sendable {
 
 /// Polls `condition` every 2 ms for up to `seconds` of real time (a generous bound for a
 /// loaded machine; the tests never assert a time).
-func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+func edgeEventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     let clock = SystemMediaClock()
     let deadline = clock.nanoseconds() + UInt64(seconds * 1e9)
     while clock.nanoseconds() < deadline {

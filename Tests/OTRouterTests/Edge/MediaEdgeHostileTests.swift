@@ -13,11 +13,11 @@ import Testing
 
         try client.sendRaw(try client.bindingRequest(integrityKey: "thisIsNotThePassword0123"))
         #expect(try client.receiveRaw(timeout: 0.3) == nil)
-        #expect(eventually { fixture.edge.counters.stunBadSignature == 1 })
+        #expect(edgeEventually { fixture.edge.counters.stunBadSignature == 1 })
 
         try client.sendRaw(try client.bindingRequest(username: "nobody:\(client.credentials.ufrag)"))
         #expect(try client.receiveRaw(timeout: 0.3) == nil)
-        #expect(eventually { fixture.edge.counters.stunUnknownUfrag == 1 })
+        #expect(edgeEventually { fixture.edge.counters.stunUnknownUfrag == 1 })
 
         // The header promises more attribute bytes than arrive: a truncated attribute.
         var truncated = try client.bindingRequest()
@@ -29,7 +29,7 @@ import Testing
         oversized[23] = 0xFF
         try client.sendRaw(oversized)
         #expect(try client.receiveRaw(timeout: 0.3) == nil)
-        #expect(eventually { fixture.edge.counters.stunMalformed == 2 })
+        #expect(edgeEventually { fixture.edge.counters.stunMalformed == 2 })
 
         #expect(fixture.edge.counters.stunAnswered == 0)
         #expect(fixture.edge.selectedAddress(of: EdgeLegID(1)) == nil)
@@ -48,7 +48,7 @@ import Testing
         // Before the handshake: a DTLS-looking datagram that is no ClientHello.
         try late.sendRaw(junk)
         // (A retransmitted flight of `steady`'s handshake would count too: hence ≥.)
-        #expect(eventually { fixture.edge.counters.dtlsGarbage >= 1 })
+        #expect(edgeEventually { fixture.edge.counters.dtlsGarbage >= 1 })
         #expect(fixture.edge.counters.handshakesStarted == 1)
         #expect(try late.handshake() == .connected)
 
@@ -68,11 +68,11 @@ import Testing
         // From an address no leg selected.
         let stranger = try EdgeClient(edge: late.edge)
         try stranger.sendRaw(junk)
-        #expect(eventually { fixture.edge.counters.dtlsGarbage >= before + 3 })
+        #expect(edgeEventually { fixture.edge.counters.dtlsGarbage >= before + 3 })
 
         try late.sendRTP(rtpPacket(sequence: 1, ssrc: 2, payload: [2]))
         try steady.sendRTP(rtpPacket(sequence: 1, ssrc: 1, payload: [1]))
-        #expect(eventually { fixture.inbox.received(EdgeLegID(1)).count == 1 && fixture.inbox.received(EdgeLegID(2)).count == 1 })
+        #expect(edgeEventually { fixture.inbox.received(EdgeLegID(1)).count == 1 && fixture.inbox.received(EdgeLegID(2)).count == 1 })
         try [UInt8](rtpPacket(sequence: 1, ssrc: 1, payload: [3])).withUnsafeBytes { try fixture.edge.send(leg: EdgeLegID(2), rtp: $0) }
         #expect(try late.receiveMedia()?.packet.last == 3)
         #expect(fixture.edge.counters.handshakesFailed == 0)
@@ -84,7 +84,7 @@ import Testing
         let client = try fixture.client(1, peerFingerprint: impostor.fingerprint)
         #expect(try client.checkICE())
         try client.handshake(timeout: 2)
-        #expect(eventually { fixture.edge.counters.handshakesFailed == 1 })
+        #expect(edgeEventually { fixture.edge.counters.handshakesFailed == 1 })
         #expect(fixture.edge.counters.handshakesCompleted == 0)
         #expect(!fixture.edge.isConnected(EdgeLegID(1)))
         #expect(fixture.edge.admissionCounters.inFlight == 0)
@@ -101,7 +101,7 @@ import Testing
             #expect(try client.checkICE())
             stalled.append(try client.sendClientHelloOnly())
         }
-        #expect(eventually { fixture.edge.counters.handshakesRefused == 3 })
+        #expect(edgeEventually { fixture.edge.counters.handshakesRefused == 3 })
         #expect(fixture.edge.counters.handshakesStarted == 2)
         #expect(fixture.edge.admissionCounters.inFlight == 2)
         #expect(stalled.count == 5)
@@ -113,13 +113,13 @@ import Testing
         let client = try fixture.client(1)
         #expect(try client.checkICE())
         let stalled = try client.sendClientHelloOnly()
-        #expect(eventually { fixture.edge.counters.handshakesStarted == 1 })
+        #expect(edgeEventually { fixture.edge.counters.handshakesStarted == 1 })
         #expect(fixture.edge.admissionCounters.inFlight == 1)
         clock.advance(by: 1_000_000_000)
         usleep(50_000)
         #expect(fixture.edge.counters.handshakesTimedOut == 0)
         clock.advance(by: 1_500_000_000)
-        #expect(eventually { fixture.edge.counters.handshakesTimedOut == 1 })
+        #expect(edgeEventually { fixture.edge.counters.handshakesTimedOut == 1 })
         #expect(fixture.edge.admissionCounters.inFlight == 0)
         #expect(!fixture.edge.isConnected(EdgeLegID(1)))
         _ = stalled
@@ -133,12 +133,12 @@ import Testing
         clock.advance(by: 20_000_000_000)
         #expect(try chatty.checkICE())
         clock.advance(by: 15_000_000_000)
-        #expect(eventually { fixture.edge.counters.legsExpired == 1 })
+        #expect(edgeEventually { fixture.edge.counters.legsExpired == 1 })
         #expect(!fixture.edge.isRegistered(EdgeLegID(1)))
         #expect(fixture.edge.isRegistered(EdgeLegID(2)))
         try chatty.sendRTP(rtpPacket(sequence: 1, ssrc: 2, payload: [2]))
         try quiet.sendRTP(rtpPacket(sequence: 1, ssrc: 1, payload: [1]))
-        #expect(eventually { fixture.inbox.received(EdgeLegID(2)).count == 1 && fixture.edge.counters.mediaWithoutLeg == 1 })
+        #expect(edgeEventually { fixture.inbox.received(EdgeLegID(2)).count == 1 && fixture.edge.counters.mediaWithoutLeg == 1 })
         #expect(fixture.inbox.received(EdgeLegID(1)).isEmpty)
     }
 }

@@ -18,7 +18,7 @@ import Testing
         let rtcp = rtcpPacket(ssrc: 0x1234_5678)
         try client.sendRTP(rtp)
         try client.sendRTCP(rtcp)
-        #expect(eventually { fixture.inbox.received(id).count == 2 })
+        #expect(edgeEventually { fixture.inbox.received(id).count == 2 })
         #expect(fixture.inbox.received(id) == [.init(bytes: rtp, isRTCP: false), .init(bytes: rtcp, isRTCP: true)])
 
         let down = rtpPacket(sequence: 9, ssrc: 0xCAFE, payload: [1, 2, 3, 4, 5])
@@ -51,7 +51,7 @@ import Testing
         }
         // The client's own view of the edge's keys matches what the edge uses: traffic flows.
         try client.sendRTP(rtpPacket(sequence: 1, ssrc: 5, payload: [9]))
-        #expect(eventually { fixture.inbox.received(EdgeLegID(1)).count == 1 })
+        #expect(edgeEventually { fixture.inbox.received(EdgeLegID(1)).count == 1 })
     }
 
     @Test func twoLegsOnOnePortAreToldApart() throws {
@@ -63,7 +63,7 @@ import Testing
             try a.sendRTP(rtpPacket(sequence: UInt16(sequence), ssrc: 0xA, payload: [0xAA]))
             try b.sendRTP(rtpPacket(sequence: UInt16(sequence), ssrc: 0xB, payload: [0xBB]))
         }
-        #expect(eventually { fixture.inbox.received(EdgeLegID(1)).count == 20 && fixture.inbox.received(EdgeLegID(2)).count == 20 })
+        #expect(edgeEventually { fixture.inbox.received(EdgeLegID(1)).count == 20 && fixture.inbox.received(EdgeLegID(2)).count == 20 })
         #expect(fixture.inbox.received(EdgeLegID(1)).allSatisfy { $0.bytes.last == 0xAA })
         #expect(fixture.inbox.received(EdgeLegID(2)).allSatisfy { $0.bytes.last == 0xBB })
         try [UInt8](rtpPacket(sequence: 1, ssrc: 1, payload: [2])).withUnsafeBytes { try fixture.edge.send(leg: EdgeLegID(2), rtp: $0) }
@@ -82,10 +82,10 @@ import Testing
             if sequence % 10 == 0 { usleep(1_000) }
         }
         try a.sendRTP(rtpPacket(sequence: 1, ssrc: 0xA, payload: [1]))
-        #expect(eventually { fixture.inbox.received(EdgeLegID(2)).count == total })
+        #expect(edgeEventually { fixture.inbox.received(EdgeLegID(2)).count == total })
         let sequences = fixture.inbox.received(EdgeLegID(2)).map { Int($0.bytes[2]) << 8 | Int($0.bytes[3]) }
         #expect(sequences == Array(0 ..< total))
-        #expect(eventually { fixture.edge.counters.mediaWithoutLeg >= 1 })
+        #expect(edgeEventually { fixture.edge.counters.mediaWithoutLeg >= 1 })
         #expect(fixture.inbox.received(EdgeLegID(1)).isEmpty)
         #expect(!fixture.edge.isRegistered(EdgeLegID(1)) && fixture.edge.legCount == 1)
         #expect(throws: EdgeError.unknownLeg) {
@@ -103,9 +103,9 @@ import Testing
         try client.rebind()
         #expect(client.socket.localAddress != first)
         #expect(try client.checkICE())
-        #expect(eventually { fixture.edge.selectedAddress(of: id) == client.socket.localAddress })
+        #expect(edgeEventually { fixture.edge.selectedAddress(of: id) == client.socket.localAddress })
         try client.sendRTP(rtpPacket(sequence: 3, ssrc: 3, payload: [3]))
-        #expect(eventually { fixture.inbox.received(id).count == 1 })
+        #expect(edgeEventually { fixture.inbox.received(id).count == 1 })
         try [UInt8](rtpPacket(sequence: 4, ssrc: 4, payload: [4])).withUnsafeBytes { try fixture.edge.send(leg: id, rtp: $0) }
         #expect(try client.receiveMedia()?.packet.last == 4)
     }
@@ -120,7 +120,7 @@ import Testing
             }
             usleep(500)
         }
-        #expect(eventually { (1 ... 6).allSatisfy { fixture.inbox.received(EdgeLegID(UInt64($0))).count == 50 } })
+        #expect(edgeEventually { (1 ... 6).allSatisfy { fixture.inbox.received(EdgeLegID(UInt64($0))).count == 50 } })
         #expect(fixture.edge.counters.mediaDelivered == 300)
         #expect(fixture.edge.counters.handshakesCompleted == 6)
     }
