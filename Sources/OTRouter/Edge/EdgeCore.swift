@@ -18,16 +18,18 @@ final class EdgeCore: Sendable {
     let admission: DTLSHandshakeAdmission
     let clock: any MediaClock
     let receive: EdgeReceiveHandler
+    let ended: EdgeLegEndedHandler?
     let stopping = Atomic<Bool>(false)
 
     init(configuration: MediaEdgeConfiguration, context: DTLSContext, clock: any MediaClock,
-         receive: @escaping EdgeReceiveHandler) {
+         ended: EdgeLegEndedHandler?, receive: @escaping EdgeReceiveHandler) {
         self.configuration = configuration
         registry = EdgeLegRegistry(maximumLegs: configuration.maximumLegs)
         self.context = context
         admission = DTLSHandshakeAdmission(perSource: configuration.handshakesPerSource, total: configuration.handshakesTotal)
         self.clock = clock
         self.receive = receive
+        self.ended = ended
     }
 
     /// Ends a leg's handshake bookkeeping: gives back its admission slot (once).

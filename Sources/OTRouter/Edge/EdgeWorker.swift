@@ -21,6 +21,8 @@ final class EdgeWorker: @unchecked Sendable {
     private var outCount = 0
     private let response: UnsafeMutableRawBufferPointer
     private var lastTick: UInt64
+    /// Endings noticed under a leg's lock, told to the router once it is released.
+    private var endings: [(EdgeLegID, EdgeLegEnding)] = []
 
     /// Room for answers between two flushes; a flush happens before a packet when less
     /// than `flightRoom` is left, so nothing is sent while a leg's lock is held.
@@ -103,6 +105,15 @@ final class EdgeWorker: @unchecked Sendable {
         case .zrtp, .turnChannel, .unknown:
             counters.unknownPackets.add(1, ordering: .relaxed)
         }
+        if !endings.isEmpty { tellEndings() }
+    }
+
+    /// Hands the collected endings to the router's handler (outside every lock).
+    private func tellEndings() {
+        let told = endings
+        endings.removeAll()
+        guard let ended = core.ended else { return }
+        for (leg, ending) in told { ended(leg, ending) }
     }
 
     /// STUN: the leg by the USERNAME's first half, then its agent checks and answers.
@@ -235,9 +246,11 @@ final class EdgeWorker: @unchecked Sendable {
                 counters.legsExpired.add(1, ordering: .relaxed)
                 core.registry.remove(leg)
                 core.tearDown(leg)
+                endings.append((leg.id, .consentExpired))
             }
         }
         flush()
+        if !endings.isEmpty { tellEndings() }
     }
 
     // MARK: - Helpers
@@ -268,6 +281,7 @@ final class EdgeWorker: @unchecked Sendable {
             } else {
                 counters.handshakesFailed.add(1, ordering: .relaxed)
             }
+            endings.append((leg.id, .handshakeFailed(reason)))
         case .closed:
             core.releaseAdmission(&state)
             state.dtls = nil

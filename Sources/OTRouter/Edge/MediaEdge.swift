@@ -40,10 +40,12 @@ public final class MediaEdge: Sendable {
     /// Binds `configuration.workerCount` sockets to `configuration.address` and starts one
     /// worker thread per socket. `receive` gets every unprotected RTP and RTCP packet (on a
     /// worker thread); `clock` drives consent, retransmission and handshake timers (tests
-    /// pass a `ManualClock`). Throws `EdgeError.transport` when the port cannot be bound,
+    /// pass a `ManualClock`); `ended` hears of legs whose consent expired and handshakes
+    /// that failed or timed out. Throws `EdgeError.transport` when the port cannot be bound,
     /// `.dtls` when no certificate can be made, `.thread` when a worker cannot start.
     public init(configuration: MediaEdgeConfiguration = MediaEdgeConfiguration(), certificate: DTLSCertificate? = nil,
-                clock: any MediaClock = SystemMediaClock(), receive: @escaping EdgeReceiveHandler) throws(EdgeError) {
+                clock: any MediaClock = SystemMediaClock(), ended: EdgeLegEndedHandler? = nil,
+                receive: @escaping EdgeReceiveHandler) throws(EdgeError) {
         let context: DTLSContext
         let presented: DTLSCertificate
         do throws(DTLSError) {
@@ -69,7 +71,7 @@ public final class MediaEdge: Sendable {
         self.sockets = sockets
         localAddress = sockets[0].localAddress
         self.configuration = configuration
-        let core = EdgeCore(configuration: configuration, context: context, clock: clock, receive: receive)
+        let core = EdgeCore(configuration: configuration, context: context, clock: clock, ended: ended, receive: receive)
         self.core = core
         var started: [EdgeThread] = []
         for (index, socket) in sockets.enumerated() {

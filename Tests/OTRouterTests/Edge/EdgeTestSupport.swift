@@ -21,6 +21,16 @@ final class EdgeInbox: Sendable {
     }
 
     func received(_ leg: EdgeLegID) -> [Packet] { packets.withLock { $0[leg] ?? [] } }
+
+    private let endingsSeen = Mutex<[String]>([])
+
+    /// Records each ending as "leg N: <ending>".
+    var endedHandler: EdgeLegEndedHandler {
+        { [self] leg, ending in endingsSeen.withLock { $0.append("\(leg): \(ending)") } }
+    }
+
+    /// The endings told so far.
+    var endings: [String] { endingsSeen.withLock { $0 } }
 }
 
 /// Polls `condition` every 2 ms for up to `seconds` of real time (a generous bound for a
@@ -58,7 +68,7 @@ struct EdgeFixture {
         adjust(&configuration)
         let inbox = EdgeInbox()
         self.inbox = inbox
-        edge = try MediaEdge(configuration: configuration, clock: clock, receive: inbox.handler)
+        edge = try MediaEdge(configuration: configuration, clock: clock, ended: inbox.endedHandler, receive: inbox.handler)
     }
 
     /// Registers leg `id` for a new client and returns the client (not yet connected). The

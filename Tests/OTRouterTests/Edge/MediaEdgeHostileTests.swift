@@ -88,6 +88,8 @@ import Testing
         #expect(fixture.edge.counters.handshakesCompleted == 0)
         #expect(!fixture.edge.isConnected(EdgeLegID(1)))
         #expect(fixture.edge.admissionCounters.inFlight == 0)
+        #expect(edgeEventually { fixture.inbox.endings.count == 1 })
+        #expect(fixture.inbox.endings.first?.hasPrefix("leg 1: DTLS handshake failed: DTLS peer certificate fingerprint") == true)
         #expect(throws: EdgeError.notConnected) {
             try [UInt8](rtpPacket(sequence: 1, ssrc: 1, payload: [])).withUnsafeBytes { try fixture.edge.send(leg: EdgeLegID(1), rtp: $0) }
         }
@@ -122,6 +124,7 @@ import Testing
         #expect(edgeEventually { fixture.edge.counters.handshakesTimedOut == 1 })
         #expect(fixture.edge.admissionCounters.inFlight == 0)
         #expect(!fixture.edge.isConnected(EdgeLegID(1)))
+        #expect(edgeEventually { fixture.inbox.endings == ["leg 1: \(EdgeLegEnding.handshakeFailed(.handshakeTimedOut))"] })
         _ = stalled
     }
 
@@ -136,6 +139,7 @@ import Testing
         #expect(edgeEventually { fixture.edge.counters.legsExpired == 1 })
         #expect(!fixture.edge.isRegistered(EdgeLegID(1)))
         #expect(fixture.edge.isRegistered(EdgeLegID(2)))
+        #expect(edgeEventually { fixture.inbox.endings == ["leg 1: ICE consent expired"] })
         try chatty.sendRTP(rtpPacket(sequence: 1, ssrc: 2, payload: [2]))
         try quiet.sendRTP(rtpPacket(sequence: 1, ssrc: 1, payload: [1]))
         #expect(edgeEventually { fixture.inbox.received(EdgeLegID(2)).count == 1 && fixture.edge.counters.mediaWithoutLeg == 1 })
