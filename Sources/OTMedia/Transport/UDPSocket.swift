@@ -42,12 +42,15 @@ public final class UDPSocket: Sendable {
     /// `SO_SNDBUF`, or the `…FORCE` variants when the process may exceed `rmem_max`);
     /// the kernel may give less, `receiveBufferBytes` reads back what it gave.
     /// IPv6 sockets are IPv6-only (`IPV6_V6ONLY`), so "[::]" does not take IPv4 traffic.
+    /// `reusePort` sets `SO_REUSEPORT` before binding, so several sockets (one per worker
+    /// thread) can share one port and the kernel spreads senders over them.
     /// Cost: a handful of system calls.
     public init(
         bindingTo address: SocketAddress,
         receiveBufferBytes: Int? = nil,
         sendBufferBytes: Int? = nil,
-        clock: any MediaClock = SystemMediaClock()
+        clock: any MediaClock = SystemMediaClock(),
+        reusePort: Bool = false
     ) throws(TransportError) {
         let family = address.family == .ipv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -55,6 +58,9 @@ public final class UDPSocket: Sendable {
         do throws(TransportError) {
             if address.family == .ipv6 {
                 try Self.setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1, "IPV6_V6ONLY")
+            }
+            if reusePort {
+                try Self.setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1, "SO_REUSEPORT")
             }
             if let bytes = receiveBufferBytes {
                 try Self.setBufferSize(fd, force: SO_RCVBUFFORCE, plain: SO_RCVBUF, bytes, "SO_RCVBUF")
