@@ -23,6 +23,7 @@ final class BusAudioSource: AudioSource, @unchecked Sendable {
     func start() throws(MediaError) {
         guard device.captureIsAvailable() else { throw MediaError(.audioUnavailable, "the custom audio device cannot capture") }
         if !device.captureIsInitialized() { _ = device.initializeCapture() }
+        bus.addCaptureReader(ObjectIdentifier(self))
         guard device.startCapture() else { throw MediaError(.audioUnavailable, "the custom audio device refused startCapture") }
     }
 
@@ -31,7 +32,8 @@ final class BusAudioSource: AudioSource, @unchecked Sendable {
             counters.withLock { $0.framesDropped += 1 }
             return nil
         }
-        guard bus.takeCapture(into: frame.samples, count: format.samplesPerFrame, timeoutMilliseconds: timeoutMilliseconds) else {
+        guard bus.takeCapture(into: frame.samples, count: format.samplesPerFrame, timeoutMilliseconds: timeoutMilliseconds,
+                              reader: ObjectIdentifier(self)) else {
             return nil
         }
         frame.timestampNanoseconds = MonotonicClock.nanoseconds()
@@ -40,7 +42,10 @@ final class BusAudioSource: AudioSource, @unchecked Sendable {
         return frame
     }
 
-    func stop() { _ = device.stopCapture() }
+    func stop() {
+        _ = device.stopCapture()
+        bus.removeCaptureReader(ObjectIdentifier(self))
+    }
 
     var statistics: CaptureStatistics { counters.withLock { $0 } }
 }

@@ -3,17 +3,19 @@ import OTMedia
 
 /// The exchange between a custom `OTAudioDevice` and the SDK (`OTAudioBus`).
 ///
-/// Capture: `writeCaptureData` appends to a ring of about one second; the publisher's
-/// audio thread takes whole engine frames from it (oldest samples are overwritten if
-/// nobody reads). Render: each subscriber mixes its decoded audio into a render ring
+/// Capture: `writeCaptureData` appends to a ring of about one second; each publisher's
+/// audio thread reads whole engine frames from it at its own position, so every
+/// publisher sends all of the microphone (a reader more than the ring behind skips to
+/// the oldest sample kept). Render: each subscriber mixes its decoded audio into a render ring
 /// at its own write position (saturating adds), and `readRenderData` takes the mix and
 /// clears what it read, so several subscribers are heard together. Cost: one lock and
 /// a copy of the samples per call; no allocation after init.
 public final class OTAudioBus: @unchecked Sendable {
     private let lock = NSCondition()
     private var capture: [Int16]
-    private var captureRead = 0
-    private var captureCount = 0
+    /// Values written since the bus was made; a reader's position counts the same way.
+    private var captureWritten: UInt64 = 0
+    private var readerPositions: [ObjectIdentifier: UInt64] = [:]
     private var render: [Int16]
     private var renderRead = 0
     private var sinkPositions: [ObjectIdentifier: Int] = [:]
@@ -28,14 +30,19 @@ public final class OTAudioBus: @unchecked Sendable {
     /// Pushes captured samples (interleaved, `captureFormat`); `numberOfSamples` counts
     /// samples per channel times channels, i.e. Int16 values.
     public func writeCaptureData(_ data: UnsafePointer<Int16>, numberOfSamples: Int) {
+        guard numberOfSamples > 0 else { return }
         lock.lock()
         defer { lock.unlock() }
         let size = capture.count
+        var index = Int(captureWritten % UInt64(size))
         for i in 0..<numberOfSamples {
-            capture[(captureRead + captureCount) % size] = data[i]
-            if captureCount == size { captureRead = (captureRead + 1) % size } else { captureCount += 1 }
+            capture[index] = data[i]
+            index = index + 1 == size ? 0 : index + 1
         }
-        lock.signal()
+        captureWritten += UInt64(numberOfSamples)
+        // Every reader waits for its own position: wake them all (one signal could wake
+        // a reader still short of a frame while another that has one keeps waiting).
+        lock.broadcast()
     }
 
     /// Pulls up to `numberOfSamples` Int16 values of mixed subscriber audio (silence
@@ -54,19 +61,46 @@ public final class OTAudioBus: @unchecked Sendable {
         return numberOfSamples
     }
 
-    /// Takes exactly `count` captured values into `into`, waiting up to `timeoutMilliseconds`.
-    func takeCapture(into: UnsafeMutablePointer<Int16>, count: Int, timeoutMilliseconds: Int) -> Bool {
+    /// Takes exactly the next `count` captured values for `reader` into `into`, waiting up
+    /// to `timeoutMilliseconds`. A reader not added starts at the newest sample; one more than
+    /// the ring behind skips to the oldest sample kept.
+    func takeCapture(into: UnsafeMutablePointer<Int16>, count: Int, timeoutMilliseconds: Int, reader: ObjectIdentifier) -> Bool {
         lock.lock()
         defer { lock.unlock() }
+        let size = UInt64(capture.count)
+        precondition(count > 0 && UInt64(count) <= size, "a capture read larger than the ring")
+        var position = readerPositions[reader] ?? captureWritten
         let deadline = Date().addingTimeInterval(Double(timeoutMilliseconds) / 1000)
-        while captureCount < count {
-            if !lock.wait(until: deadline) { return false }
+        while captureWritten - position < UInt64(count) {
+            if !lock.wait(until: deadline) {
+                readerPositions[reader] = position
+                return false
+            }
+            if captureWritten - position > size { position = captureWritten - size }
         }
-        let size = capture.count
-        for i in 0..<count { into[i] = capture[(captureRead + i) % size] }
-        captureRead = (captureRead + count) % size
-        captureCount -= count
+        if captureWritten - position > size { position = captureWritten - size }
+        var index = Int(position % size)
+        for i in 0..<count {
+            into[i] = capture[index]
+            index = index + 1 == Int(size) ? 0 : index + 1
+        }
+        readerPositions[reader] = position + UInt64(count)
         return true
+    }
+
+    /// Starts a publisher's reading at the newest sample: what the device writes from now
+    /// on is all read, in order.
+    func addCaptureReader(_ reader: ObjectIdentifier) {
+        lock.lock()
+        readerPositions[reader] = captureWritten
+        lock.unlock()
+    }
+
+    /// Forgets a publisher's read position (its next read starts at the newest sample).
+    func removeCaptureReader(_ reader: ObjectIdentifier) {
+        lock.lock()
+        readerPositions[reader] = nil
+        lock.unlock()
     }
 
     /// Mixes `count` values from a subscriber (`sink`) into the render ring, `delay`
