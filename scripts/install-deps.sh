@@ -15,12 +15,12 @@ packages=(
   libyuv-dev        # pixel conversion and scaling
   libturbojpeg0-dev # MJPEG cameras
   libsrtp2-dev      # SRTP
-  libwebsockets-dev # HTTP + WebSocket server and client (router REST and signaling, OTKit's signaling client)
+  libwebsockets-dev # WebSocket client (OTKit's signaling client); the router's HTTP/WebSocket server is OTNet's own
   libxcb1-dev       # X11 through xcb: the window OTView (publisher.view / subscriber.view) shows itself in
   xvfb              # a virtual X server: the OTView window tests start their own and read its pixels back
-  libssl-dev        # OpenSSL: token/JWT HMACs (OTSignaling), DTLS later; the SRTP tests cross-check its AES-GCM
+  libssl-dev        # OpenSSL: token/JWT HMACs, STUN integrity, DTLS-SRTP, the router's TLS; the SRTP tests cross-check its AES-GCM
   openssl           # the openssl CLI: token tests recompute HMACs with `openssl dgst`
-  python3-venv      # token interop tests install the opentok Python SDK into a venv under .build/
+  python3-venv      # interop tests install pinned PyPI peers (opentok, websockets, aioice, pyOpenSSL) into venvs under .build/
                     # (Debian's python3 needs this for `python3 -m venv`; a pyenv python has it built in)
   # GStreamer: the interop tests' independent peer (gst-launch-1.0 with srtpenc/srtpdec,
   # rtpbin, vp8enc/dec, rtpvp8pay/depay, opusenc/dec, rtpopuspay/depay, y4mdec, wavenc)
