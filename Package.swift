@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         // Test-only: helpers shared by several test targets (the opentok Python SDK venv, subprocesses, a junk UDP sender, an Xvfb, headless Chromium).
         .target(name: "OTTestSupport", dependencies: ["OTMedia", "OTNet", "CXCB", "CYUV"], path: "Tests/OTTestSupport"),
-        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "CTurboJPEG", "CV4L2", "CTestCrypto", "OTTestSupport"]),
+        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "OTSignaling", "CTurboJPEG", "CV4L2", "CTestCrypto", "OTTestSupport"]),
         .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTNetTests", dependencies: ["OTNet", "OTTestSupport"]),
         .testTarget(name: "OTRouterTests", dependencies: ["OTRouter", "OTMedia", "OTSignaling", "OTNet", "OTTestSupport"]),

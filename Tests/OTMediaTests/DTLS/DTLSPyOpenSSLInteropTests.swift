@@ -2,6 +2,7 @@ import Foundation
 import OTTestSupport
 import Testing
 @testable import OTMedia
+import OTSignaling
 
 /// OTKit's DTLS server against pyOpenSSL (its own bundled OpenSSL) as the DTLS client with
 /// use_srtp, over UDP on 127.0.0.1: the exporter bytes are equal on both sides, each side
@@ -50,7 +51,9 @@ import Testing
                     // The router learns the peer's fingerprint from its SDP before media flows;
                     // here the script wrote it before its ClientHello.
                     let text = try String(contentsOfFile: fingerprintPath, encoding: .utf8)
-                    server = try DTLSTransport(context: context, role: .server, remoteFingerprint: DTLSFingerprint(sdpValue: text))
+                    let sdp = try SDPFingerprint(sdpValue: Substring(text))
+                    let remote = try #require(sdp.algorithm == DTLSFingerprint.sha256 ? DTLSFingerprint(sha256: sdp.bytes) : nil)
+                    server = try DTLSTransport(context: context, role: .server, remoteFingerprint: remote)
                     server?.start(now: DTLSTest.now())
                     peerPort = from
                 }
