@@ -73,4 +73,17 @@ import Testing
         #expect(bus.takeCapture(into: &frame, count: 960, timeoutMilliseconds: 100, reader: ObjectIdentifier(reader)))
         #expect(frame.first == Int16(4_800) && frame.last == Int16(4_800 + 959), "the oldest 4,800 were overwritten")
     }
+
+    @Test(.timeLimit(.minutes(1))) func aFrameLargerThanTheRingIsRefusedNotAwaited() {
+        for capacity in [0, -5, 480] {
+            let bus = OTAudioBus(capacitySamples: capacity)
+            let reader = NSObject()
+            bus.addCaptureReader(ObjectIdentifier(reader))
+            Self.writeRamp(bus, from: 0, pieces: 4)
+            var frame = [Int16](repeating: 0, count: 960)
+            // An hour's timeout: waiting instead of refusing runs into the test's time limit.
+            #expect(!bus.takeCapture(into: &frame, count: 960, timeoutMilliseconds: 3_600_000, reader: ObjectIdentifier(reader)),
+                    "ring of \(capacity)")
+        }
+    }
 }

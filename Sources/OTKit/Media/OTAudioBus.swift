@@ -21,10 +21,12 @@ public final class OTAudioBus: @unchecked Sendable {
     private var sinkPositions: [ObjectIdentifier: Int] = [:]
 
     /// A bus with rings for `capacitySamples` interleaved samples each (default one
-    /// second of stereo at 48 kHz).
+    /// second of stereo at 48 kHz; at least one sample). A ring smaller than the engine's
+    /// 20 ms frame carries no capture: publishers read none from it.
     public init(capacitySamples: Int = 96_000) {
-        capture = Array(repeating: 0, count: capacitySamples)
-        render = Array(repeating: 0, count: capacitySamples)
+        let capacity = max(capacitySamples, 1)
+        capture = Array(repeating: 0, count: capacity)
+        render = Array(repeating: 0, count: capacity)
     }
 
     /// Pushes captured samples (interleaved, `captureFormat`); `numberOfSamples` counts
@@ -68,7 +70,8 @@ public final class OTAudioBus: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let size = UInt64(capture.count)
-        precondition(count > 0 && UInt64(count) <= size, "a capture read larger than the ring")
+        // A frame larger than the ring never fills: refuse it at once rather than wait.
+        guard count > 0, UInt64(count) <= size else { return false }
         var position = readerPositions[reader] ?? captureWritten
         let deadline = Date().addingTimeInterval(Double(timeoutMilliseconds) / 1000)
         while captureWritten - position < UInt64(count) {
