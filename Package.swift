@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "OTSignaling", targets: ["OTSignaling"]),
         .library(name: "OTNet", targets: ["OTNet"]),
         .library(name: "OTRouter", targets: ["OTRouter"]),
+        .library(name: "OTRecording", targets: ["OTRecording"]),
         .executable(name: "otkit", targets: ["otkit"]),
         .executable(name: "otbench", targets: ["otbench"]),
     ],
@@ -37,6 +38,9 @@ let package = Package(
         .systemLibrary(name: "CEpoll", path: "CModules/CEpoll"),
         // recvmmsg/sendmmsg, ppoll, eventfd: compiled with _GNU_SOURCE, which Glibc's module lacks.
         .target(name: "CUDP", path: "CModules/CUDP"),
+        // libavformat/libavcodec (WebM muxing) and libzip (archive bundles) for OTRecording.
+        cModule("CAVFormat", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev"]),
+        cModule("CZip", pkgConfig: "libzip", apt: ["libzip-dev"]),
 
         .target(
             name: "OTMedia",
@@ -48,7 +52,9 @@ let package = Package(
         // libwebsockets; no session concepts.
         .target(name: "OTNet", dependencies: ["CLibWebSockets", "CSSL", "CEpoll"]),
         // The router: REST, WebSocket signaling, the SFU.
-        .target(name: "OTRouter", dependencies: ["OTMedia", "OTSignaling", "OTNet"]),
+        .target(name: "OTRouter", dependencies: ["OTMedia", "OTSignaling", "OTNet", "OTRecording", "COpenSSL"]),
+        // Recording: WebM writers and archive bundles; knows packets and frames, not sessions.
+        .target(name: "OTRecording", dependencies: ["OTMedia", "CAVFormat", "CZip"]),
         // Tokens, session ids, project JWTs and (later) the wire messages; no OTMedia.
         .target(name: "OTSignaling", dependencies: ["COpenSSL"]),
 
@@ -77,7 +83,7 @@ let package = Package(
         .target(name: "CAllocCounter", path: "Benchmarks/CAllocCounter"),
         .executableTarget(
             name: "otbench",
-            dependencies: ["OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBarePublisher", "CBareSRTP", "CBareRelay",
+            dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBarePublisher", "CBareSRTP", "CBareRelay",
                            "CAllocCounter", "CBareDTLS"],
             path: "Benchmarks/otbench"
         ),
@@ -91,6 +97,9 @@ let package = Package(
         .testTarget(name: "OTNetTests", dependencies: ["OTNet", "OTTestSupport"]),
         .testTarget(name: "OTRouterTests", dependencies: ["OTRouter", "OTMedia", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTSignalingTests", dependencies: ["OTSignaling", "OTTestSupport"]),
+        // Test-only: a recorder in a child process the tests kill or limit (RLIMIT_FSIZE).
+        .executableTarget(name: "OTRecordingProbe", dependencies: ["OTRecording", "OTMedia", "OTTestSupport"], path: "Tests/OTRecordingProbe"),
+        .testTarget(name: "OTRecordingTests", dependencies: ["OTRecording", "OTMedia", "OTTestSupport"]),
         // Runs the built `otkit` binary as subprocesses (build it first: `swift build --build-tests` does).
         .testTarget(name: "OTKitCommandTests", dependencies: ["OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport"]),
     ],

@@ -1,4 +1,4 @@
-// fuzz-sources: Sources/OTRouter/Media/*.swift Sources/OTRouter/Logging/*.swift
+// fuzz-sources: Sources/OTRouter/Media/*.swift Sources/OTRouter/Edge/*.swift Sources/OTRouter/Logging/*.swift
 import OTMedia
 
 /// libFuzzer target: what a subscriber sends on its leg, authenticated, into the SFU's
@@ -47,7 +47,7 @@ final class RouterRTCPFuzzing {
                                 video: true, carriesAudio: true, carriesVideo: true, ssrcs: &ssrcs)
         handler = ForwardingHandler(group: group, subscribers: [leg])
         client = try UDPSocket(bindingTo: loopback, receiveBufferBytes: 1 << 16, sendBufferBytes: 1 << 20)
-        sender = try SRTPSession(keys: try SRTPKeyMaterial(profile: .default, base64: leg.wire.clientKey), direction: .sender)
+        sender = try SRTPSession(keys: try SRTPKeyMaterial(profile: .default, base64: leg.wire.clientKey ?? ""), direction: .sender)
     }
 
     func run(_ input: UnsafeRawBufferPointer) {

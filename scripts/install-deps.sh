@@ -25,6 +25,9 @@ packages=(
   # GStreamer: the interop tests' independent peer (gst-launch-1.0 with srtpenc/srtpdec,
   # rtpbin, vp8enc/dec, rtpvp8pay/depay, opusenc/dec, rtpopuspay/depay, y4mdec, wavenc)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  libavformat-dev libavcodec-dev  # OTRecording writes WebM with libavformat (CModules/CAVFormat)
+  libzip-dev        # OTRecording's archive bundles (stored ZIP + manifest, CModules/CZip)
+  ffmpeg            # ffprobe/ffmpeg: the recording tests read and decode what OTRecording wrote
   chromium          # headless Chromium: the browser tests drive it over the DevTools protocol (Tests/OTTestSupport/Chromium*.swift)
 )
 if [[ "${1:-}" == "--hardware" ]]; then

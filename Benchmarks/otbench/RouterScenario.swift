@@ -48,6 +48,17 @@ enum RouterScenario: Scenario {
             results += try measure(subscribers: n, packets: packets, runs: runs,
                                    libsrtpPerForward: libsrtp.perRTPPacket + unprotectAllocations / Double(n), log: log)
         }
+        for n in edgeFanOuts {
+            let label = "edge 1x\(n)"
+            guard options.only.map({ label.contains($0) || "router".contains($0) }) ?? true else { continue }
+            results += try measureEdge(subscribers: n, packets: packets, runs: runs, log: log)
+        }
+        if options.only.map({ "edge scaling".contains($0) || "router".contains($0) }) ?? true {
+            results += try measureEdgeScaling(packets: packets, runs: runs, log: log)
+        }
+        if options.only.map({ "edge first frame".contains($0) || "router".contains($0) }) ?? true {
+            results += try measureFirstFrame(runs: runs, log: log)
+        }
         return results
     }
 
@@ -60,7 +71,7 @@ enum RouterScenario: Scenario {
         let publisherLeg = try router.addPublisher(streamId: stream, audio: false, video: true)
         defer { router.removePublisher(streamId: stream) }
         let profile = SRTPProfile.aeadAES128GCM
-        let publisherKeys = try SRTPKeyMaterial(profile: profile, base64: publisherLeg.clientKey)
+        let publisherKeys = try SRTPKeyMaterial(profile: profile, base64: publisherLeg.clientKey ?? "")
         let protector = try SRTPSession(keys: publisherKeys, direction: .sender)
         let ssrc = publisherLeg.videoSSRC ?? 1
 
@@ -69,7 +80,7 @@ enum RouterScenario: Scenario {
         for index in 0..<n {
             let leg = try router.addSubscriber(subscriberId: "r\(index)", streamId: stream, audio: false, video: true)
             let socket = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 8 << 20)
-            try announce(from: socket, host: leg.host, port: leg.port, clientKey: leg.clientKey, profile: profile)
+            try announce(from: socket, host: leg.host, port: leg.port, clientKey: leg.clientKey ?? "", profile: profile)
             receivers.append(socket)
         }
         // The bare relay's sockets: one in, n out, the same receivers.
@@ -88,48 +99,9 @@ enum RouterScenario: Scenario {
             sleepMilliseconds(5)
         }
 
-        let stride = 1280
-        let window = 256
-        let ring = UnsafeMutableRawBufferPointer.allocate(byteCount: stride * packets, alignment: 64)
-        defer { ring.deallocate() }
-        var lengths = [Int32](repeating: 0, count: packets)
-        // The protected stream's sequence numbers run on without jumps (libsrtp guesses
-        // the rollover counter from them); the clear packets have their own.
-        var protectedSequence: UInt16 = 0, clearSequence: UInt16 = 0
-        var timestamp: UInt32 = 0
-
-        /// Fills the ring with the next `packets` RTP packets, protected or clear.
-        func fill(protected: Bool) throws {
-            var sequence = protected ? protectedSequence : clearSequence
-            defer { if protected { protectedSequence = sequence } else { clearSequence = sequence } }
-            for index in 0..<packets {
-                let slot = UnsafeMutableRawBufferPointer(rebasing: ring[(index * stride)..<((index + 1) * stride)])
-                let header = RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: timestamp, ssrc: ssrc)
-                let headerLength = try header.write(into: slot)
-                for byte in headerLength..<(headerLength + payloadBytes) { slot[byte] = UInt8(truncatingIfNeeded: byte &* 31) }
-                var length = headerLength + payloadBytes
-                if protected { length = try protector.protect(slot, length: length) }
-                lengths[index] = Int32(length)
-                sequence &+= 1
-                if index % 8 == 7 { timestamp &+= 3000 }
-            }
-        }
-
-        /// Blasts the ring to `port` and waits for the forwarder to go quiet.
+        let ring = RouterBlastRing(packets: packets, ssrc: ssrc, payloadBytes: payloadBytes)
         func blast(to port: UInt16, forwarded: () -> UInt64) throws {
-            let blaster = lengths.withUnsafeBufferPointer { lengths in
-                bare_blaster_start(blasterSocket.fileDescriptor, port, ring.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                   Int32(stride), lengths.baseAddress, Int32(packets), drain, Int32(n), Int32(window))
-            }
-            guard let blaster else { throw ScenarioError("cannot start the blaster thread") }
-            _ = bare_blaster_finish(blaster)
-            var last = forwarded()
-            while true {
-                sleepMilliseconds(30)
-                let now = forwarded()
-                if now == last { break }
-                last = now
-            }
+            try ring.blast(from: blasterSocket, to: port, drain: drain, receivers: n, forwarded: forwarded)
         }
 
         let bare = try bareOut.map(\.fileDescriptor).withUnsafeBufferPointer { outs in
@@ -146,11 +118,11 @@ enum RouterScenario: Scenario {
         var routerRates: [Double] = [], bareRates: [Double] = [], allocationRates: [Double] = []
         // Warm-up, not counted: the legs' pools grow to their steady size and the NACK
         // histories fill, libsrtp clones its stream templates.
-        try fill(protected: true)
+        try ring.fill(protector: protector)
         try blast(to: UInt16(publisherLeg.port)) { router.counters(streamId: stream)?.packetsOut ?? 0 }
         for run in 0..<runs {
             // Router.
-            try fill(protected: true)
+            try ring.fill(protector: protector)
             let before = try requireCounters(router, stream)
             let allocationsBefore = AllocationCounter.count
             try blast(to: UInt16(publisherLeg.port)) { router.counters(streamId: stream)?.packetsOut ?? 0 }
@@ -162,7 +134,7 @@ enum RouterScenario: Scenario {
             allocationRates.append(Double(allocations) / Double(max(routerForwarded, 1)))
 
             // Bare relay.
-            try fill(protected: false)
+            try ring.fill(protector: nil)
             var forwarded0: UInt64 = 0, cpu0: UInt64 = 0, forwarded1: UInt64 = 0, cpu1: UInt64 = 0
             bare_relay_sample(bare, &forwarded0, &cpu0)
             try blast(to: bareIn.localAddress.port) {
@@ -243,14 +215,14 @@ enum RouterScenario: Scenario {
         return Double(allocations) / Double(count - 1)
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 }
 
 /// The counters of `stream`, or a scenario error when the router lost it.
-private func requireCounters(_ router: MediaRouter, _ stream: String) throws -> ForwardingCounters {
+func requireCounters(_ router: MediaRouter, _ stream: String) throws -> ForwardingCounters {
     guard let counters = router.counters(streamId: stream) else { throw ScenarioError("the router lost stream \(stream)") }
     return counters
 }

@@ -23,7 +23,12 @@ public final class Router: Sendable {
         if let media {
             forwarding = media
         } else {
-            do { forwarding = try MediaRouter(host: configuration.mediaHost, log: RouterLog(level: configuration.logLevel)) } catch {
+            let edge = MediaEdgeConfiguration(address: .ipv4Loopback(port: UInt16(clamping: max(0, configuration.mediaPort))),
+                                              workerCount: configuration.mediaWorkers)
+            do {
+                forwarding = try MediaRouter(host: configuration.mediaHost, log: RouterLog(level: configuration.logLevel), edge: edge,
+                                             publicIP: configuration.publicIP)
+            } catch {
                 throw RouterError("cannot start the media router on \(configuration.mediaHost): \(error)")
             }
         }
@@ -46,9 +51,21 @@ public final class Router: Sendable {
         advertisedHost = configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host
         // Weak: the service must not keep its own web server alive.
         service.hub.counters.attachWebStatistics { [weak server] in server?.statistics ?? WebServerStatistics() }
+        mediaPort = (forwarding as? MediaRouter)?.mediaPort
         service.hub.log.log(.info, "router.started", ["url": "\(scheme)://\(advertisedHost):\(server.port)",
-                                                      "mediaHost": configuration.mediaHost])
+                                                      "mediaHost": configuration.mediaHost,
+                                                      "mediaPort": mediaPort.map(String.init) ?? "none"])
+        if configuration.devTokensEnabled {
+            // Anyone who reaches the port can join any session: say so.
+            service.hub.log.log(.info, "router.devTokens", ["state": "on",
+                                                                "why": configuration.devTokens == true ? "devTokens set" : "listening on loopback",
+                                                                "endpoint": "POST /room/{sessionId}/token mints a publisher token for anyone"])
+        }
     }
+
+    /// The media edge's UDP port (every edge leg's ICE, DTLS and SRTP), nil when the media
+    /// plane given has no edge.
+    public let mediaPort: Int?
 
     /// The bound HTTP/WebSocket port.
     public var port: Int { server.port }

@@ -13,15 +13,20 @@ import OTSignaling
 enum DemoCommand {
     static let help = """
         usage: otkit demo [--seconds N] [--camera PATH | --test-pattern] [--show]
+               otkit demo --browser [--seconds N] [--camera PATH | --test-pattern]
 
-          --seconds N      how long to run (default 5)
+          --seconds N      how long to run (default 5; with --browser: until Ctrl-C)
+          --browser        publish natively (camera or test pattern, and a 440 Hz tone) and
+                           print the room page's URL (with a token) to open in a browser on
+                           this machine; subscribes to every browser stream, prints each
+                           browser that joins and what it decodes from it, and a summary
           --camera PATH    a V4L2 camera, e.g. /dev/video0 (default: the first camera found)
           --test-pattern   use the synthetic test pattern even if a camera exists
           --show           show the publisher's and the subscriber's video in windows (X11: needs DISPLAY)
         """
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
-        let args = try Arguments(words, valued: ["seconds", "camera"], flags: ["test-pattern", "help", "show"])
+        let args = try Arguments(words, valued: ["seconds", "camera"], flags: ["test-pattern", "help", "show", "browser"])
         if args.flags.contains("help") { print(help); return 0 }
         let seconds = try args.int("seconds", default: 5, range: 1...86_400)
         if args.flags.contains("test-pattern") && args.options["camera"] != nil {
@@ -31,16 +36,15 @@ enum DemoCommand {
             throw Arguments.UsageError(description: "no camera at \(path) (see `otkit devices`)")
         }
         let show = args.flags.contains("show")
+        if args.flags.contains("browser") {
+            if show { throw Arguments.UsageError(description: "--show and --browser exclude each other (the browser shows the video)") }
+            return try BrowserDemo.run(args)
+        }
         if show, let problem = OTView.displayProblem() { throw DemoError("--show: \(problem)") }
 
-        // A throwaway project: the router and the tokens share a random secret.
-        let project = ProjectCredentials.random()
-        var configuration = RouterConfiguration()
-        configuration.projects = [project]
-        configuration.logLevel = .warning
-        let router = try Router(configuration: configuration)
+        let demo = try DemoRouter()
+        let (project, router, sessionId) = (demo.project, demo.router, demo.sessionId)
         defer { router.stop() }
-        let sessionId = try router.createSession(apiKey: project.apiKey)
 
         let observer = DemoObserver()
         let queue = DispatchQueue(label: "otkit.demo.api")  // delegates run here, not on main
@@ -52,7 +56,7 @@ enum DemoCommand {
         publishing.apiQueue = queue
         subscribing.apiQueue = queue
 
-        let (publisher, capture, sourceName) = makePublisher(args, observer: observer)
+        let (publisher, capture, sourceName) = makePublisher(args, delegate: observer)
         defer { capture?.close() }
         print("otkit demo: router \(router.baseURL), session \(sessionId)")
         print("publishing \(sourceName) for \(seconds) s")
@@ -110,9 +114,11 @@ enum DemoCommand {
     }
 
     /// A publisher of the chosen or first camera, or the test pattern (asked for, or when
-    /// the machine has no camera or it cannot be opened). The capture remembers when
-    /// each frame left, so test-pattern frames give end-to-end latency.
-    private static func makePublisher(_ args: Arguments, observer: DemoObserver) -> (OTPublisherKit, SourceCapture?, String) {
+    /// the machine has no camera or it cannot be opened), named `name` (default: the
+    /// source's name). The capture remembers when each frame left, so with a
+    /// ``DemoObserver`` test-pattern frames give end-to-end latency.
+    static func makePublisher(_ args: Arguments, name: String? = nil,
+                              delegate: any OTPublisherKitDelegate) -> (OTPublisherKit, SourceCapture?, String) {
         let requested = VideoFormat(width: 640, height: 480, frameRate: 30)
         let quiet: @Sendable (String, String) -> Void = { _, message in writeError("otkit demo: \(message)\n") }
         var capture: SourceCapture?
@@ -123,11 +129,12 @@ enum DemoCommand {
             capture = try? SourceCapture(name: "the test pattern", onEvent: quiet) { () throws(MediaError) in try TestPatternSource(format: requested) }
         }
         let settings = OTPublisherKitSettings()
-        settings.name = capture?.name ?? "demo"
+        settings.name = name ?? capture?.name ?? "demo"
         settings.videoCapture = capture
-        if let capture { observer.sentTime = { [capture] number in capture.sentTime(number) } }
-        let publisher = OTPublisherKit(delegate: observer, settings: settings)
-        publisher.networkStatsDelegate = observer
+        let observer = delegate as? DemoObserver
+        if let capture, let observer { observer.sentTime = { [capture] number in capture.sentTime(number) } }
+        let publisher = OTPublisherKit(delegate: delegate, settings: settings)
+        if let observer { publisher.networkStatsDelegate = observer }
         return (publisher, capture, capture?.name ?? "nothing")
     }
 }

@@ -9,10 +9,12 @@ final class LiveLine {
     func show(_ text: String) {
         if isTerminal {
             print("\r\u{1B}[K" + text, terminator: "")
-            fflush(nil)  // all streams: stdio's `stdout` global is not Sendable
         } else {
             print(text)
         }
+        // Now, not when stdio's buffer fills: a log or pipe reader follows it live. All
+        // streams: stdio's `stdout` global is not Sendable.
+        fflush(nil)
         shown = true
     }
 

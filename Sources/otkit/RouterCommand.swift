@@ -6,7 +6,9 @@ import OTRouter
 /// file or the environment only, never from flags (they would show in `ps`).
 enum RouterCommand {
     static let help = """
-        usage: otkit router [--config FILE] [--host H] [--port P] [--media-host IP] [--tls-cert F --tls-key F]
+        usage: otkit router [--config FILE] [--host H] [--port P] [--media-host IP] [--media-port N] [--public-ip ADDR]
+                            [--tls-cert F --tls-key F] [--dev-tokens]
+                            [--archive-dir DIR]
 
         Runs the OTKit router: the OpenTok-shaped REST API, WebSocket signaling and the SFU.
         Projects (API key + secret) come from the config file's "projects" or from the
@@ -17,7 +19,8 @@ enum RouterCommand {
         warning: tokens, resume secrets, REST credentials, signaling and media keys would
         cross the network in clear text.
 
-          --config FILE     JSON: {"host","port","tls":{"certificate","privateKey"},"mediaHost",
+          --config FILE     JSON: {"host","port","tls":{"certificate","privateKey"},"mediaHost","mediaPort",
+                            "publicIP","mediaWorkers","devTokens","archiveDirectory",
                             "projects":[{"apiKey","apiSecret"}],"reconnectGraceSeconds",
                             "silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
                             "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets",
@@ -25,19 +28,33 @@ enum RouterCommand {
           --host H          listening address (default 127.0.0.1)
           --port P          listening port (default 0: the kernel picks)
           --media-host IP   the IP clients send media to (default 127.0.0.1)
+          --media-port N    the one UDP port of the media edge: ICE, DTLS and SRTP of
+                            every client that sends its transport (default 7882; 0: the
+                            kernel picks). Open it (UDP) in the firewall.
+          --public-ip ADDR  the address announced to clients for the media port when the
+                            router is behind NAT (default: the media host)
           --tls-cert F      PEM certificate (serve HTTPS/WSS); needs --tls-key
           --tls-key F       PEM private key
+          --dev-tokens      mint a token for anyone who opens the room page /room/{sessionId}
+                            without one (POST /room/{sessionId}/token). On by default only when
+                            listening on loopback; off loopback the page also needs TLS
+                            (browsers refuse the camera on insecure origins).
+          --archive-dir DIR where individual archives (WebM files, ZIP) are written
+                            (default: $TMPDIR/otkit-archives, else /tmp/otkit-archives)
         """
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
-        let args = try Arguments(words, valued: ["config", "host", "port", "media-host", "tls-cert", "tls-key"], flags: ["help"])
+        let args = try Arguments(words, valued: ["config", "host", "port", "media-host", "media-port", "public-ip", "tls-cert", "tls-key", "archive-dir"],
+                                 flags: ["help", "dev-tokens"])
         if args.flags.contains("help") {
             print(help)
             return 0
         }
         var configuration: RouterConfiguration
         do {
-            configuration = try RouterConfiguration.load(file: args.options["config"])
+            var base = RouterConfiguration()
+            base.mediaPort = RouterConfiguration.defaultMediaPort  // the CLI's default; the file or a flag may change it
+            configuration = try RouterConfiguration.load(file: args.options["config"], base: base)
         } catch {
             writeError("otkit router: \(error)\n")
             return 2
@@ -45,6 +62,12 @@ enum RouterCommand {
         if let host = args.options["host"] { configuration.host = host }
         if args.options["port"] != nil { configuration.port = try args.int("port", default: 0, range: 0...65535) }
         if let media = args.options["media-host"] { configuration.mediaHost = media }
+        if args.options["media-port"] != nil {
+            configuration.mediaPort = try args.int("media-port", default: RouterConfiguration.defaultMediaPort, range: 0...65535)
+        }
+        if let address = args.options["public-ip"] { configuration.publicIP = address }
+        if args.flags.contains("dev-tokens") { configuration.devTokens = true }
+        if let directory = args.options["archive-dir"] { configuration.archiveDirectory = directory }
         switch (args.options["tls-cert"], args.options["tls-key"]) {
         case (nil, nil): break
         case (let cert?, let key?):
@@ -69,7 +92,10 @@ enum RouterCommand {
         say("otkit router listening at \(router.baseURL)\n")
         say("signaling: \(router.signalingURL(sessionId: "{sessionId}"))\n")
         say("media host: \(configuration.mediaHost)\n")
+        say("media port: \(router.mediaPort.map { "\($0)/udp" } ?? "none")\(configuration.publicIP.map { " (announced as \($0))" } ?? "")\n")
         say("API keys: \(configuration.projects.map(\.apiKey).joined(separator: ", "))\n")
+        say("room page: \(router.baseURL)/room/{sessionId}?token=... (dev tokens "
+            + (configuration.devTokensEnabled ? "ON: anyone reaching the port can open it without a token" : "off") + ")\n")
         say("descriptor limit: \(descriptors.after)\(descriptors.after > descriptors.before ? " (raised from \(descriptors.before))" : "")\n")
         var received: Int32 = 0
         sigwait(&signals, &received)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import OTRouter
 
 /// What `otkit router` says and does about its exposure at start: the warning for a
 /// non-loopback listener without TLS, and the descriptor limit raised to the hard limit.
@@ -7,17 +8,7 @@ enum RouterExposure {
     /// True when `host` (an IP literal) is reachable only from this machine: 127.0.0.0/8,
     /// `::1`, `::ffff:127.x.x.x`. Everything else, including `0.0.0.0`, `::` and text that is
     /// not an address, counts as exposed. Cost: one `inet_pton`.
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: ["[", "]"])
-        var v4 = in_addr()
-        if inet_pton(AF_INET, bare, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, bare, &v6) == 1 else { return false }
-        let bytes = withUnsafeBytes(of: v6) { Array($0) }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }  // ::1
-        let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
-        return mapped && bytes[12] == 127
-    }
+    static func isLoopback(_ host: String) -> Bool { LoopbackAddress.contains(host) }
 
     /// The warning printed when the router listens on `host` without TLS, nil when `host`
     /// is loopback or TLS is on. It names what crosses the network in clear text.

@@ -18,7 +18,7 @@ struct CommandEndToEndTests {
     @Test func routerPublishSubscribeWriteFilesThenSIGTERMUnpublishesAtOnce() throws {
         let dir = try temporaryDirectory("e2e")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let router = try BackgroundProcess(["router", "--port", "0"], environment: environment, directory: dir)
+        let router = try BackgroundProcess(["router", "--port", "0", "--media-port", "0"], environment: environment, directory: dir)
         defer { router.terminate(); _ = router.waitForExit(10) }
         var url = ""
         let found = poll(15) {

@@ -36,7 +36,7 @@ struct HardwareOtkitPublishTests {
         let env = ["OTKIT_API_KEY": Self.project.apiKey, "OTKIT_API_SECRET": Self.project.apiSecret]
         // `otkit router` as its own process, like the publisher and the subscriber: all three
         // run the command's build (release in the VM), not this debug test bundle's code.
-        let router = try BackgroundProcess(["router", "--port", "0"], environment: env, directory: dir)
+        let router = try BackgroundProcess(["router", "--port", "0", "--media-port", "0"], environment: env, directory: dir)
         defer { router.terminate(); _ = router.waitForExit(10) }
         var url = ""
         #expect(poll(30) { url = listeningURL(router.stdout); return !url.isEmpty }, "router: \(router.stdout) \(router.stderr)")

@@ -66,7 +66,24 @@ final class ProxiedMedia: MediaForwarding, @unchecked Sendable {
     init() throws { inner = try MediaRouter(host: "127.0.0.1") }
 
     func addPublisher(streamId: String, audio: Bool, video: Bool) throws(MediaError) -> WireMediaLeg {
-        var leg = try inner.addPublisher(streamId: streamId, audio: audio, video: video)
+        try proxied(try inner.addPublisher(streamId: streamId, audio: audio, video: video), streamId: streamId)
+    }
+
+    /// `otkit publish` asks for an edge leg: the proxy stands in front of the edge's port
+    /// for this leg only (the edge selects the proxy's address by its ICE checks).
+    func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int,
+                      transport: WireTransport?) throws(MediaError) -> WireMediaLeg {
+        try proxied(try inner.addPublisher(streamId: streamId, audio: audio, video: video, simulcastLayers: simulcastLayers,
+                                           transport: transport), streamId: streamId)
+    }
+
+    func addSubscriber(subscriberId: String, streamId: String, audio: Bool, video: Bool,
+                       transport: WireTransport?) throws(MediaError) -> WireMediaLeg {
+        try inner.addSubscriber(subscriberId: subscriberId, streamId: streamId, audio: audio, video: video, transport: transport)
+    }
+
+    private func proxied(_ routerLeg: WireMediaLeg, streamId: String) throws(MediaError) -> WireMediaLeg {
+        var leg = routerLeg
         guard let target = SocketAddress(ipv4: leg.host, port: UInt16(leg.port)),
               let proxy = try? ImpairmentProxy(target: target) else { throw MediaError(.systemError, "no proxy") }
         lock.withLock { proxies.append(proxy); streams.append(streamId) }

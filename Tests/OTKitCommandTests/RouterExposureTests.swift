@@ -16,7 +16,7 @@ import Testing
 
     @Test func plaintextBeyondLoopbackWarnsAndNamesWhatIsExposed() throws {
         let dir = try temporaryDirectory("exposure-warning")
-        let exposed = try BackgroundProcess(["router", "--host", "0.0.0.0", "--port", "0"], environment: Self.environment, directory: dir)
+        let exposed = try BackgroundProcess(["router", "--host", "0.0.0.0", "--port", "0", "--media-port", "0"], environment: Self.environment, directory: dir)
         defer { exposed.terminate(); _ = exposed.waitForExit(10) }
         #expect(poll(30) { !listeningURL(exposed.stdout).isEmpty }, "router output: \(exposed.stdout) \(exposed.stderr)")
         let warning = exposed.stderr
@@ -26,7 +26,7 @@ import Testing
         }
         #expect(exposed.stdout.contains("descriptor limit: "))
 
-        let local = try BackgroundProcess(["router", "--host", "127.0.0.1", "--port", "0"], environment: Self.environment, directory: dir)
+        let local = try BackgroundProcess(["router", "--host", "127.0.0.1", "--port", "0", "--media-port", "0"], environment: Self.environment, directory: dir)
         defer { local.terminate(); _ = local.waitForExit(10) }
         #expect(poll(30) { !listeningURL(local.stdout).isEmpty })
         #expect(!local.stderr.contains("WARNING"), "\(local.stderr)")
@@ -47,7 +47,7 @@ import Testing
         #expect(raiseOwnDescriptorLimit() >= 2_200, "the test process needs 2,000+ descriptors")
         let dir = try temporaryDirectory("exposure-flood")
         let config = dir + "/router.json"
-        try #"{"port":0,"unauthenticatedTimeoutSeconds":2,"logLevel":"warning"}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        try #"{"port":0,"mediaPort":0,"unauthenticatedTimeoutSeconds":2,"logLevel":"warning"}"#.write(toFile: config, atomically: true, encoding: .utf8)
         let router = try BackgroundProcess(["router", "--config", config], environment: Self.environment, directory: dir, launcher: launcher)
         defer { router.terminate(); _ = router.waitForExit(10) }
         #expect(poll(30) { !listeningURL(router.stdout).isEmpty }, "router output: \(router.stdout) \(router.stderr)")

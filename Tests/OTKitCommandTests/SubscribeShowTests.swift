@@ -19,7 +19,7 @@ struct SubscribeShowTests {
         defer { display.stop() }
         let dir = try temporaryDirectory("show")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let router = try BackgroundProcess(["router", "--port", "0"], environment: environment, directory: dir)
+        let router = try BackgroundProcess(["router", "--port", "0", "--media-port", "0"], environment: environment, directory: dir)
         defer { router.terminate(); _ = router.waitForExit(10) }
         var url = ""
         #expect(poll(15) { url = listeningURL(router.stdout); return !url.isEmpty }, "router: \(router.stdout) \(router.stderr)")

@@ -17,8 +17,9 @@ final class BackgroundProcess: @unchecked Sendable {
         let id = UUID().uuidString.prefix(8)
         stdoutPath = "\(directory)/\(arguments.first ?? "cmd")-\(id).out"
         stderrPath = "\(directory)/\(arguments.first ?? "cmd")-\(id).err"
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        for path in [stdoutPath, stderrPath] where !FileManager.default.createFile(atPath: path, contents: nil) {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
         process.executableURL = URL(fileURLWithPath: launcher.first ?? OtkitBinary.path)
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [OtkitBinary.path] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

@@ -47,14 +47,21 @@ struct AdaptiveQualityAcceptanceAudioFallbackTests {
 
         // While video is off: audio arrives and plays the publisher's tone; video does not.
         Thread.sleep(forTimeInterval: 1)
-        let audio = subscriber.counters?.audio.packets ?? 0, video = subscriber.counters?.video.packets ?? 0
+        let before = try #require(subscriber.counters, "B's pipeline runs")
+        let downlinkBefore = Self.downlink(proxies)
         Thread.sleep(forTimeInterval: 3)
-        let audioPackets = (subscriber.counters?.audio.packets ?? 0) - audio
-        let videoPackets = (subscriber.counters?.video.packets ?? 0) - video
+        let after = try #require(subscriber.counters, "B's pipeline still runs")
+        let downlink = Self.downlink(proxies)
+        let audioPackets = after.audio.packets - before.audio.packets
+        let videoPackets = after.video.packets - before.video.packets
+        // Where packets went in the window, should the audio check fail: reached the
+        // downlink proxy, left it, dropped at its 60 kbps cap; and the router's view.
+        let path = "downlink: received \(downlink.received - downlinkBefore.received) forwarded \(downlink.forwarded - downlinkBefore.forwarded) "
+            + "capped \(downlink.droppedByCap - downlinkBefore.droppedByCap); router: \(String(describing: rig.media.status(subscriberId: subscriberId)))"
         let heard = device.lastRendered(24_000)
         let frequency = AudioAnalysis.dominantFrequency(samples: heard, sampleRate: 48_000) ?? 0
-        print("AdaptiveQualityAcceptance subscriber fallback: \(fallback()) audio \(audioPackets) packets in 3 s, video \(videoPackets), tone \(frequency) Hz rms \(AudioAnalysis.rms(heard))")
-        #expect(audioPackets >= 120, "audio keeps arriving (50 packets/s): \(audioPackets) in 3 s")
+        print("AdaptiveQualityAcceptance subscriber fallback: \(fallback()) audio \(audioPackets) packets in 3 s, video \(videoPackets), tone \(frequency) Hz rms \(AudioAnalysis.rms(heard)); \(path)")
+        #expect(audioPackets >= 120, "audio keeps arriving (50 packets/s): \(audioPackets) in 3 s; \(path)")
         #expect(videoPackets <= 2, "no video while disabled: \(videoPackets)")
         #expect(AudioAnalysis.rms(heard) > 1000 && abs(frequency - 440) < 2, "the tone plays: \(frequency) Hz")
 
@@ -65,6 +72,16 @@ struct AdaptiveQualityAcceptanceAudioFallbackTests {
         let frames = render.seen.count
         #expect(poll(10) { render.seen.count >= frames + 30 }, "and B decodes again")
         #expect(!b.recorder.calls.contains { $0.hasPrefix("subscriber didFail") || $0 == "subscriber disconnected" })
+    }
+
+    /// The router → B direction summed over B's proxies: received, forwarded, dropped at the cap.
+    private static func downlink(_ proxies: MediaProxies) -> (received: UInt64, forwarded: UInt64, droppedByCap: UInt64) {
+        proxies.all.reduce(into: (received: UInt64(0), forwarded: UInt64(0), droppedByCap: UInt64(0))) { sum, proxy in
+            let c = proxy.counters(for: .reverse)
+            sum.received += c.received
+            sum.forwarded += c.forwarded
+            sum.droppedByCap += c.droppedByCap
+        }
     }
 
     private func publisherSide() throws {

@@ -65,8 +65,8 @@ struct ForceMuteEnforcementTests {
             audio: OpusEncoderSettings(format: .mono20ms))
         pipelineConfiguration.videoStream = .vp8(ssrc: try #require(leg.videoSSRC))
         pipelineConfiguration.audioStream = .opus(ssrc: try #require(leg.audioSSRC))
-        pipelineConfiguration.keys = SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: leg.clientKey),
-                                                 receive: try SRTPKeyMaterial(profile: profile, base64: leg.routerKey))
+        pipelineConfiguration.keys = SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: leg.clientKey ?? ""),
+                                                 receive: try SRTPKeyMaterial(profile: profile, base64: leg.routerKey ?? ""))
         pipelineConfiguration.localAddress = .ipv4Loopback()
         let pipeline = try PublisherPipeline(configuration: pipelineConfiguration,
                                              videoSource: try TestPatternSource(format: VideoFormat(width: 160, height: 120, frameRate: 30)),

@@ -43,8 +43,8 @@ struct RelayedSignalingTests {
         #expect(leg.host == Self.leg.host && leg.port == Self.leg.port && leg.profile == Self.leg.profile
                 && leg.audioSSRC == Self.leg.audioSSRC && leg.videoSSRC == Self.leg.videoSSRC, sourceLocation: sourceLocation)
         let profile = try #require(SRTPProfile(rfcName: leg.profile))
-        let publisherKeys = SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: Self.leg.routerKey),
-                                        receive: try SRTPKeyMaterial(profile: profile, base64: Self.leg.clientKey))
+        let publisherKeys = SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: Self.leg.routerKey ?? ""),
+                                        receive: try SRTPKeyMaterial(profile: profile, base64: Self.leg.clientKey ?? ""))
         let own = publisherKeys.relayedReceiver(ssrc: ssrc)
         #expect(leg.routerKey == own.send.base64 && leg.clientKey == own.receive.base64, "derived keys", sourceLocation: sourceLocation)
         #expect(leg.routerKey != Self.leg.routerKey && leg.clientKey != Self.leg.clientKey, "not the publisher's own keys",

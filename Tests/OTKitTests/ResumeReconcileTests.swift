@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized)
 struct ResumeReconcileTests {
     private func makeSession(_ router: ScriptedRouter, _ recorder: DelegateRecorder, heartbeatTimeout: Double = 3) throws -> OTSession {
-        var settings = OTSessionSettings()
+        let settings = OTSessionSettings()
         settings.transportFactory = router.factory()
         settings.heartbeatInterval = 0.2
         settings.heartbeatTimeout = heartbeatTimeout

@@ -60,7 +60,7 @@ private final class Harness {
     }
 
     func drain(_ stream: LayeredStream, now: UInt64) {
-        while let frame = buffer.nextFrame(now: now, handles: handles, discard: { discarded.append($0) }) {
+        while buffer.nextFrame(now: now, handles: handles, discard: { discarded.append($0) }) != nil {
             released.append(handles[0] / stream.packetsPerFrame)
         }
     }

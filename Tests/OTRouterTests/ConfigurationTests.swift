@@ -23,6 +23,23 @@ import Testing
         #expect(configuration.maxConnectionsPerSession == 3000 && configuration.logLevel == .warning)
     }
 
+    /// `"archiveDirectory"` sets where individual archives go; without it they go under the
+    /// system's temporary directory; an empty one is refused by name.
+    @Test func archiveDirectoryIsReadOrDefaults() throws {
+        let set = try RouterConfiguration.load(file: try write(#"{"archiveDirectory": "/srv/archives", "projects": [{"apiKey": "1", "apiSecret": "a"}]}"#),
+                                               environment: [:])
+        #expect(set.archiveDirectory == "/srv/archives" && set.effectiveArchiveDirectory == "/srv/archives")
+        let unset = try RouterConfiguration.load(file: nil, environment: ["OTKIT_API_KEY": "1", "OTKIT_API_SECRET": "a"])
+        #expect(unset.archiveDirectory == nil && unset.effectiveArchiveDirectory.hasSuffix("/otkit-archives"))
+        do {
+            _ = try RouterConfiguration.load(file: try write(#"{"archiveDirectory": "", "projects": [{"apiKey": "1", "apiSecret": "a"}]}"#),
+                                             environment: [:])
+            Issue.record("accepted an empty archiveDirectory")
+        } catch {
+            #expect((error as? RouterConfigurationError)?.field == "archiveDirectory", "\(error)")
+        }
+    }
+
     @Test func environmentProjects() throws {
         let one = try RouterConfiguration.load(file: nil, environment: ["OTKIT_API_KEY": "1", "OTKIT_API_SECRET": "a"])
         #expect(one.projects == [ProjectCredentials(apiKey: "1", apiSecret: "a")])

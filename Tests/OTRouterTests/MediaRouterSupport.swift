@@ -71,8 +71,8 @@ final class DecodedStream: @unchecked Sendable {
 enum LegClient {
     static func keys(_ leg: WireMediaLeg) throws -> SRTPLegKeys {
         let profile = try #require(SRTPProfile(rfcName: leg.profile))
-        return SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: leg.clientKey),
-                           receive: try SRTPKeyMaterial(profile: profile, base64: leg.routerKey))
+        return SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: leg.clientKey ?? ""),
+                           receive: try SRTPKeyMaterial(profile: profile, base64: leg.routerKey ?? ""))
     }
 
     static func address(_ leg: WireMediaLeg) throws -> SocketAddress {

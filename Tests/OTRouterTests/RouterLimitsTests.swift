@@ -170,12 +170,13 @@ import Testing
     @Test func limitsAreReadFromTheConfigurationFile() throws {
         let path = NSTemporaryDirectory() + "otkit-limits-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try #"{"limits": {"streamsPerConnection": 2, "subscriptionsPerConnection": 3, "connectionsPerAddress": 4, "signalsPerSecond": 5, "mediaSockets": 6, "idleSessionSeconds": 7.5}}"#
+        try #"{"limits": {"streamsPerConnection": 2, "subscriptionsPerConnection": 3, "connectionsPerAddress": 4, "signalsPerSecond": 5, "mediaSockets": 6, "idleSessionSeconds": 7.5, "pendingSDPOffers": 8}}"#
             .write(toFile: path, atomically: true, encoding: .utf8)
         let configuration = try RouterConfiguration.load(file: path, environment: ["OTKIT_API_KEY": "k", "OTKIT_API_SECRET": "s"])
         var expected = RouterLimits()
         (expected.streamsPerConnection, expected.subscriptionsPerConnection, expected.connectionsPerAddress) = (2, 3, 4)
         (expected.signalsPerSecond, expected.mediaSockets, expected.idleSessionSeconds) = (5, 6, 7.5)
+        expected.pendingSDPOffers = 8
         #expect(configuration.limits == expected)
         try #"{"limits": {"signalsPerSecond": 0}}"#.write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: RouterConfigurationError.self) {

@@ -128,6 +128,8 @@ import Testing
         return kib * 1024
     }
 
+    /// Reads this process's VmRSS, so it means something only when nothing else runs in
+    /// the process: `scripts/test` skips it in the parallel run and runs it alone after.
     @Test func memoryOf2000LegsIsGivenBack() throws {
         let sfu = try MediaRouter(host: "127.0.0.1")
         let service = Self.service(sfu, subscriptions: 2000)

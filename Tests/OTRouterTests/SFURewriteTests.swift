@@ -124,7 +124,7 @@ import Testing
                 route.record(encoding: 0, sequence: sequence, timestamp: timestamp, forwarded: true)
             }
             let descriptor = try VP8PayloadDescriptor.parse(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.bytes)[12...]))
-            sent[index] = try #require(descriptor.descriptor.tl0PicIdx)
+            sent[index] = descriptor.descriptor.tl0PicIdx
         }
         for index in 0..<12 where index != 4 { try forward(index) }
         let first = try #require(sent[0])

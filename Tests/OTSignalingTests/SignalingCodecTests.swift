@@ -70,6 +70,8 @@ import Testing
         .encodingPreferences(EncodingPreferences(streamId: "s1", maxWidth: 320, maxHeight: 180, maxFrameRate: 7.5)),
         .encodingPreferences(EncodingPreferences(streamId: "s1", maxWidth: nil, maxHeight: nil, maxFrameRate: nil)),
         .relayedReceiversRevoked(RelayedReceiversRevoked(streamId: "s1", receiverSSRCs: [1, 0xFFFF_FFFF])),
+        .mediaFailed(MediaFailure(streamId: "s1", subscriberId: nil, message: "DTLS handshake failed")),
+        .mediaFailed(MediaFailure(streamId: "s1", subscriberId: "u1", message: "DTLS handshake timed out")),
         .subscribed(SubscribedReply(subscriberId: "u1", streamId: "s1", media: {
             var leg = WireMediaLeg(host: "192.0.2.1", port: 40_000, profile: "AEAD_AES_128_GCM", clientKey: "a2V5",
                                    routerKey: "c2FsdA==", audioSSRC: 1, videoSSRC: 2)
@@ -93,6 +95,41 @@ import Testing
         #expect(event.requestId == nil)
         let reply = try SignalingCodec.decodeServerMessage(SignalingCodec.encode(message, requestId: 7))
         #expect(reply.requestId == 7)
+    }
+
+    /// An edge leg carries the router's transport and no SRTP key at all: the keys are
+    /// absent from the JSON, and a leg without them decodes (older SDES legs still carry both).
+    @Test func anEdgeLegHasNoKeyOnTheWire() throws {
+        var leg = WireMediaLeg(host: "192.0.2.1", port: 7882, profile: "AEAD_AES_128_GCM", clientKey: nil, routerKey: nil,
+                               audioSSRC: 1, videoSSRC: 2)
+        leg.transport = WireTransport(iceUfrag: "abcd1234", icePassword: "abcdefghijklmnopqrstuvwx",
+                                      fingerprint: "sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"))
+        let text = SignalingCodec.encode(ServerMessage.published(PublishedReply(stream: Self.stream, media: leg, muted: false)), requestId: 5)
+        #expect(!text.contains("clientKey") && !text.contains("routerKey"))
+        #expect(text.contains(#""iceUfrag":"abcd1234""#))
+        let decoded = try SignalingCodec.decodeServerMessage(text)
+        guard case .published(let reply) = decoded.message else { Issue.record("not a published reply"); return }
+        #expect(reply.media == leg && reply.media?.clientKey == nil && reply.media?.routerKey == nil)
+    }
+
+    /// What the router checks in a client's transport before it registers a leg.
+    @Test func transportProblemsAreNamedAndGoodOnesPass() {
+        let fingerprint = "sha-256 " + Array(repeating: "0F", count: 32).joined(separator: ":")
+        let good = WireTransport(iceUfrag: "ab+/", icePassword: String(repeating: "x", count: 22), fingerprint: fingerprint)
+        #expect(good.problem == nil && good.sha256Fingerprint == [UInt8](repeating: 0x0F, count: 32))
+        let bad: [WireTransport] = [
+            WireTransport(iceUfrag: "abc", icePassword: good.icePassword, fingerprint: fingerprint),
+            WireTransport(iceUfrag: String(repeating: "a", count: 257), icePassword: good.icePassword, fingerprint: fingerprint),
+            WireTransport(iceUfrag: "ab:cd", icePassword: good.icePassword, fingerprint: fingerprint),
+            WireTransport(iceUfrag: "abcdé", icePassword: good.icePassword, fingerprint: fingerprint),
+            WireTransport(iceUfrag: good.iceUfrag, icePassword: String(repeating: "x", count: 21), fingerprint: fingerprint),
+            WireTransport(iceUfrag: good.iceUfrag, icePassword: good.icePassword, fingerprint: "sha-1 " + Array(repeating: "0F", count: 20).joined(separator: ":")),
+            WireTransport(iceUfrag: good.iceUfrag, icePassword: good.icePassword, fingerprint: "sha-256 0F:0F"),
+            WireTransport(iceUfrag: good.iceUfrag, icePassword: good.icePassword, fingerprint: "sha-256 " + Array(repeating: "0G", count: 32).joined(separator: ":")),
+            WireTransport(iceUfrag: good.iceUfrag, icePassword: good.icePassword, fingerprint: fingerprint + String(repeating: " ", count: 300)),
+            WireTransport(iceUfrag: good.iceUfrag, icePassword: good.icePassword, fingerprint: ""),
+        ]
+        for transport in bad { #expect(transport.problem != nil, "\(transport)") }
     }
 
     @Test func envelopeShapeIsStable() {

@@ -13,22 +13,9 @@ import OTMedia
 ///
 /// Driven by the test's thread, blocking with timeouts; not thread-safe.
 public final class EdgeClient: @unchecked Sendable {
-    /// What the edge side tells this client (what its SDP answer would say).
-    public struct EdgeOffer: Sendable, Equatable {
-        /// The edge's port.
-        public let address: SocketAddress
-        /// The edge leg's local ICE credentials.
-        public let credentials: ICECredentials
-        /// The edge's certificate fingerprint.
-        public let fingerprint: DTLSFingerprint
-
-        /// The three parts.
-        public init(address: SocketAddress, credentials: ICECredentials, fingerprint: DTLSFingerprint) {
-            self.address = address
-            self.credentials = credentials
-            self.fingerprint = fingerprint
-        }
-    }
+    /// What the edge side tells this client (what its SDP answer would say): the library's
+    /// `ICEPeer` (address, ICE credentials, certificate fingerprint).
+    public typealias EdgeOffer = ICEPeer
 
     /// What this client tells the edge through signaling (what its SDP would say).
     public struct ClientOffer: Sendable, Equatable {

@@ -24,4 +24,5 @@ void bare_dtls_destroy(bare_dtls *bench);
 /// number (-1 SSL_new, -2 handshake stuck or failed, -3 fingerprint, -4 profile,
 /// -5 export, -6 keys differ).
 int bare_dtls_handshakes(bare_dtls *bench, int count);
+#include "CBareAESGCM.h"
 #endif

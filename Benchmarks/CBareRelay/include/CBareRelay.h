@@ -44,4 +44,13 @@ uint64_t bare_drain_count(bare_drain *drain);
 /// Stops, joins and frees the drain.
 void bare_drain_stop(bare_drain *drain);
 
+/// Pins the `nth` (0-based, by ascending thread id) thread of this process named `comm`
+/// (as /proc/self/task/<tid>/comm shows it) to CPU `cpu`. 0 on success, -1 when no such
+/// thread exists or the kernel refuses.
+int bare_pin_named_thread(const char *comm, int nth, int cpu);
+
+/// CPU time in nanoseconds (/proc/self/task/<tid>/schedstat) of the `nth` thread named
+/// `comm`, or -1 when there is none.
+int64_t bare_named_thread_cpu(const char *comm, int nth);
+
 #endif

@@ -47,6 +47,11 @@ public class OTPublisherKit: @unchecked Sendable {
     /// Relayed sessions: the pipeline bound before `publish` (its port and keys are in the
     /// request), started when the router accepts the stream.
     var preparedRelayed: (pipeline: PublisherPipeline, meter: MeteredAudioSource?)?
+    /// Routed: the edge setup whose `transport` the publish request carried.
+    var edgeSetup: EdgeLegSetup?
+    /// The stream the router made while its edge leg connects (before `streamCreated`;
+    /// under `lock`).
+    var connectingStream: OTStream?
     /// Where the audio-fallback state stands as the app was told (under `lock`).
     var qualityState = VideoQualityState.normal
     /// Relayed sessions: the router's last `encodingPreferences` for this stream (under `lock`).
@@ -185,49 +190,147 @@ public class OTPublisherKit: @unchecked Sendable {
         }
     }
 
-    /// The router accepted the stream: start media and announce it. Work queue.
+    /// The router accepted the stream: start media and announce it. An edge leg's ICE +
+    /// DTLS run off the work queue (`connectEdge`). Work queue.
     func published(_ reply: PublishedReply, in session: OTSession, own: OTConnection) {
         let stream = OTStream(reply.stream, connection: own, session: session)
+        let prepared = lock.withLock { () -> (pipeline: PublisherPipeline, meter: MeteredAudioSource?)? in
+            defer { preparedRelayed = nil }
+            return preparedRelayed
+        }
+        if prepared == nil, let leg = reply.media, let router = leg.transport {
+            connectEdge(leg, router: router, stream: stream, muted: reply.muted, in: session)
+            return
+        }
+        lock.withLock { edgeSetup = nil }  // an SDES or relayed leg: the edge credentials go unused
         do throws(OTError) {
-            if let prepared = lock.withLock({ () -> (pipeline: PublisherPipeline, meter: MeteredAudioSource?)? in
-                defer { preparedRelayed = nil }
-                return preparedRelayed
-            }) {
+            if let prepared {
                 try run(prepared.pipeline, meter: prepared.meter, startMuted: reply.muted)
             } else {
-                try startMedia(reply.media, settings: session.settings, startMuted: reply.muted)
+                try startMedia(reply.media, settings: session.settings, startMuted: reply.muted, edge: nil)
             }
         } catch {
             session.publisherFailed(self, error: error, unpublishStreamId: reply.stream.streamId)
             return
         }
-        lock.withLock { storedStream = stream; startTime = Date() }
+        announce(stream, muted: reply.muted, in: session)
+    }
+
+    private func announce(_ stream: OTStream, muted: Bool, in session: OTSession) {
+        lock.withLock { storedStream = stream; connectingStream = nil; startTime = Date() }
         session.log.add("publishing stream \(stream.streamId)")
         session.onApiQueue {
             self.delegate?.publisher(self, streamCreated: stream)
             self.resolvePublishWaiters(nil)
         }
-        if reply.muted { applyForcedMute() }
+        if muted { applyForcedMute() }
     }
 
-    /// Routed sessions: media to the router's leg. (Relayed sessions prepared their
-    /// pipeline before publishing; without a leg and without one, there is no media.)
-    private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings, startMuted: Bool) throws(OTError) {
-        guard let leg else { return }
+    /// The router's one-port edge: ICE + DTLS (up to 10 s) on the edge-connect queue, so
+    /// the session's work queue goes on meanwhile; then, back on the work queue, media
+    /// starts and the stream is announced, unless the publisher left meanwhile
+    /// (unpublished: `await publish` throws `CancellationError`; failed or the session
+    /// ended: already reported), in which case the connected socket is closed. The stream
+    /// counts as ours while connecting (`connectingStream`). Work queue.
+    private func connectEdge(_ leg: WireMediaLeg, router: WireTransport, stream: OTStream, muted: Bool, in session: OTSession) {
+        let settings = session.settings
+        let setup = lock.withLock { () -> EdgeLegSetup? in
+            defer { edgeSetup = nil }
+            connectingStream = stream
+            return edgeSetup
+        }
+        let streamId = stream.streamId
+        guard let setup else {
+            return session.publisherFailed(self, error: OTError(OTPublisherErrorCode.webRTCError,
+                                                                "the router answered with an edge leg to a request without transport"),
+                                           unpublishStreamId: streamId)
+        }
+        let destination: SocketAddress
+        do throws(OTError) { destination = try Self.mediaAddress(leg, settings) } catch {
+            return session.publisherFailed(self, error: error, unpublishStreamId: streamId)
+        }
+        EdgeLegSetup.connectQueue.async {
+            let outcome: Result<EdgeLegSetup.Connected, OTError>
+            do throws(MediaError) {
+                outcome = .success(try setup.connect(to: destination, router: router, bufferBytes: (1 << 20, 4 << 20),
+                                                     consent: settings.consentTiming,
+                                                     onConsentLost: { [weak self] in self?.consentChanged(lost: true) },
+                                                     onConsentRestored: { [weak self] in self?.consentChanged(lost: false) }))
+            } catch {
+                outcome = .failure(OTError(publishing: error))
+            }
+            session.work.async {
+                guard session.holds(self), self.lock.withLock({ self.connectingStream === stream }) else {
+                    if case let .success(connected) = outcome { connected.socket.close() }
+                    session.onApiQueue { self.resolvePublishWaiters(CancellationError()) }
+                    return
+                }
+                do throws(OTError) {
+                    try self.startMedia(leg, settings: settings, startMuted: muted, edge: outcome.get(), at: destination)
+                } catch {
+                    session.publisherFailed(self, error: error, unpublishStreamId: streamId)
+                    return
+                }
+                self.announce(stream, muted: muted, in: session)
+            }
+        }
+    }
+
+    /// The leg's address as the pipeline uses it (after the session's rewrite).
+    private static func mediaAddress(_ leg: WireMediaLeg, _ settings: OTSessionSettings) throws(OTError) -> SocketAddress {
         let (host, port) = settings.mediaAddressRewrite?(leg.host, leg.port) ?? (leg.host, leg.port)
-        guard let destination = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
+        guard let address = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
             throw OTError(OTPublisherErrorCode.webRTCError, "the router's media address \(host):\(port) is not an IP address")
         }
-        let keys = try MediaLegKeys.make(leg, publisherDomain: true)
+        return address
+    }
+
+    /// Routed sessions: media to the router's leg, SDES keys or (`edge`) the keys of the
+    /// edge leg's handshake. (Relayed sessions prepared their pipeline before publishing;
+    /// without a leg and without one, there is no media.)
+    /// `address`: where the edge leg connected (the rewrite is asked once per leg: a
+    /// test's rewrite makes a proxy).
+    private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings, startMuted: Bool,
+                            edge: EdgeLegSetup.Connected?, at address: SocketAddress? = nil) throws(OTError) {
+        guard let leg else { return }
+        let destination: SocketAddress
+        if let address { destination = address } else { destination = try Self.mediaAddress(leg, settings) }
+        let keys: SRTPLegKeys
+        if let edge { keys = edge.keys } else { keys = try MediaLegKeys.make(leg, publisherDomain: true) }
         let (pipeline, meter) = try makePipeline(destination: destination, keys: keys, videoSSRC: leg.videoSSRC,
                                                  audioSSRC: leg.audioSSRC, simulcastSSRCs: leg.simulcastSSRCs ?? [],
-                                                 relayed: false)
+                                                 relayed: false, edge: edge)
         try run(pipeline, meter: meter, startMuted: startMuted)
     }
 
+    /// Routed sessions: fresh ICE credentials for this publish and the process's
+    /// certificate, kept for the reply; returns what the request carries (nil when no
+    /// certificate can be made: the router then answers with SDES keys).
+    func prepareEdgeLeg() -> WireTransport? {
+        let setup = EdgeLegSetup()
+        lock.withLock { edgeSetup = setup }
+        return setup?.wire
+    }
+
     /// Binds a pipeline (socket, encoders' settings, sources); starts nothing.
+    /// With `edge`, the pipeline runs on the edge leg's connected socket (closed here if
+    /// the pipeline cannot be made) and sends its consent checks.
     func makePipeline(destination: SocketAddress, keys: SRTPLegKeys, videoSSRC: UInt32?, audioSSRC: UInt32?,
-                      simulcastSSRCs: [UInt32] = [], relayed: Bool) throws(OTError) -> (PublisherPipeline, MeteredAudioSource?) {
+                      simulcastSSRCs: [UInt32] = [], relayed: Bool,
+                      edge: EdgeLegSetup.Connected? = nil) throws(OTError) -> (PublisherPipeline, MeteredAudioSource?) {
+        do throws(OTError) {
+            return try makePipeline(destination: destination, keys: keys, videoSSRC: videoSSRC, audioSSRC: audioSSRC,
+                                    simulcastSSRCs: simulcastSSRCs, relayed: relayed, edgeSocket: edge?.socket,
+                                    consent: edge?.consent)
+        } catch {
+            edge?.socket.close()
+            throw error
+        }
+    }
+
+    private func makePipeline(destination: SocketAddress, keys: SRTPLegKeys, videoSSRC: UInt32?, audioSSRC: UInt32?,
+                              simulcastSSRCs: [UInt32], relayed: Bool, edgeSocket: UDPSocket?,
+                              consent: ICEConsentKeeper?) throws(OTError) -> (PublisherPipeline, MeteredAudioSource?) {
         let videoSource = try makeVideoSource().map { ViewTapSource($0, view: linuxView) as any VideoSource }
         let audioSource: MeteredAudioSource?
         if audioTrack {
@@ -253,9 +356,13 @@ public class OTPublisherKit: @unchecked Sendable {
         }
         var configuration = PublisherConfiguration(destination: destination, video: video, audio: audio)
         configuration.keys = keys
+        configuration.connectedSocket = edgeSocket
+        configuration.consent = consent
         if let ssrc = videoSSRC { configuration.videoStream = .vp8(ssrc: ssrc) }
         if let ssrc = audioSSRC { configuration.audioStream = .opus(ssrc: ssrc) }
         configuration.audioFallbackEnabled = publisherAudioFallback
+        // An e2ee session: every frame sealed under the session's key (docs/e2ee.md).
+        configuration.endToEndEncryption = session?.endToEndKeySlot
         // Routed: temporal layers (the router thins frame rate per subscriber) and the
         // simulcast encodings the router gave SSRCs for.
         if !relayed { configuration.useRoutedLayers(simulcastSSRCs: simulcastSSRCs) }
@@ -277,6 +384,7 @@ public class OTPublisherKit: @unchecked Sendable {
         pipeline.audioEnabled = audioOn && !startMuted
         pipeline.videoEnabled = videoOn
         pipeline.onVideoQualityEvent { [weak self] event in self?.videoQualityEvent(event) }
+        pipeline.onEncryptionFailure { [weak self] error in self?.encryptionFailed(error) }
         do {
             try pipeline.start()
         } catch {
@@ -293,6 +401,32 @@ public class OTPublisherKit: @unchecked Sendable {
         }
     }
 
+    /// Our edge leg's ICE consent (RFC 7675) was lost (no answer for 30 s) or came back.
+    /// OTPublisherKitDelegate has no event for an interrupted media path (its only failure,
+    /// `didFailWithError`, ends the publisher, while the router keeps the leg so media
+    /// resumes), so this is an OTKit notice: `.publisherMediaInterrupted` (1610) and
+    /// `.publisherMediaResumed` (code 0). Pipeline thread.
+    private func consentChanged(lost: Bool) {
+        guard let session else { return }
+        if lost {
+            session.notify(.publisherMediaInterrupted, OTError(OTPublisherErrorCode.webRTCError,
+                "the media server stopped answering ICE consent checks (RFC 7675); the stream's media is not reaching it"))
+        } else {
+            session.notify(.publisherMediaResumed, OTError(OTPublisherErrorCode.success, "the media server answers ICE consent checks again"))
+        }
+    }
+
+    /// Sealing a frame failed for an internal reason (no frame can go out encrypted):
+    /// `OTPublisherEncryptionInternalError` (6001) ends the publisher. Media thread.
+    private func encryptionFailed(_ error: SFrameError) {
+        guard let session else { return }
+        let streamId = stream?.streamId
+        session.work.async {
+            session.publisherFailed(self, error: OTError(.encryptionInternalError, "end-to-end encryption failed: \(error)"),
+                                    unpublishStreamId: streamId)
+        }
+    }
+
     /// A moderator muted this stream: audio off at the encoder, announced, then `muteForced`.
     func applyForcedMute() {
         setPublishing(audio: false, video: nil)
@@ -305,13 +439,22 @@ public class OTPublisherKit: @unchecked Sendable {
         session.onApiQueue { self.delegate?.muteForced(self) }
     }
 
+    /// Whether `streamId` is the stream this publisher publishes.
+    /// Whether `streamId` is the stream this publisher publishes (announced, or its edge
+    /// leg still connecting).
+    func ownsStream(_ streamId: String) -> Bool { lock.withLock { (storedStream ?? connectingStream)?.streamId == streamId } }
+
+    /// The stream the router made, announced or not yet (its edge leg connecting).
+    var routerStream: OTStream? { lock.withLock { storedStream ?? connectingStream } }
+
     /// `unpublish` took it out of the session; the router has not confirmed yet.
     func markUnpublishing() { lock.withLock { unpublishing = true } }
 
     /// The stream ended (unpublish confirmed, forced unpublish): stop media, drop our own
     /// subscribers of it, tell the delegate, detach.
     func streamEnded(_ session: OTSession, reason: String) {
-        let stream = detach()
+        let connecting = lock.withLock { connectingStream }
+        let stream = detach() ?? connecting  // unpublished while connecting: ends like a cancelled publish
         session.log.add("stream ended: \(reason)")
         guard let stream else { return }
         session.dropSubscribers(ofOwnStream: stream.streamId)
@@ -345,7 +488,7 @@ public class OTPublisherKit: @unchecked Sendable {
         stopMedia()
         let (stream, unpublished) = lock.withLock { () -> (OTStream?, [CheckedContinuation<Void, any Error>]) in
             defer {
-                storedStream = nil; storedSession = nil; unpublishing = false; unpublishWaiters = []
+                storedStream = nil; connectingStream = nil; storedSession = nil; unpublishing = false; unpublishWaiters = []
                 qualityState = .normal; lastEncodingPreferences = nil
             }
             return (storedStream, unpublishWaiters)

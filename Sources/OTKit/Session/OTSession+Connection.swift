@@ -71,6 +71,8 @@ extension OTSession {
             state.graceSeconds = reply.reconnectGraceMilliseconds > 0 ? Double(reply.reconnectGraceMilliseconds) / 1000 : settings.reconnectGrace
             state.forceMuteAllActive = reply.forceMuteAll
             state.relayed = reply.relayed
+            state.e2ee = reply.e2ee ?? false
+            if state.e2ee { state.sealsMedia = true }  // never turned off again (no downgrade)
             for connection in others { state.connections[connection.connectionId] = connection }
             return true
         }
@@ -251,7 +253,11 @@ extension OTSession {
             let publisher = state.publisher
             let subscribers = state.subscribers
             let queued = state.queuedSignals
+            // The secret and the sealing stay with the OTSession: a later connect of this
+            // object still seals, whatever that router says.
+            let (secrets, seals) = (state.encryptionSecrets, state.sealsMedia)
             state = State()
+            (state.encryptionSecrets, state.sealsMedia) = (secrets, seals)
             if active && error != nil { state.status = .failed }
             return (active, publisher, subscribers, queued)
         }

@@ -26,6 +26,11 @@ extension OTSession {
         disconnect()
     }
 
+    /// `setEncryptionSecret:error:` (see `setEncryptionSecret(_:)`).
+    public func setEncryptionSecret(_ secret: String, error: UnsafeMutablePointer<OTError?>?) {
+        Self.report(error) { () throws(OTError) in try setEncryptionSecret(secret) }
+    }
+
     /// `publish:error:` (see `publish(_:)`; errors in the publisher domain).
     public func publish(_ publisher: OTPublisherKit, error: UnsafeMutablePointer<OTError?>?) {
         Self.report(error) { () throws(OTError) in try publish(publisher) }

@@ -21,7 +21,7 @@ extension OTSession {
             if !isOwn { addStream(wire) }
         case .streamDestroyed(let id, let reason):
             let publisher = lock.withLock { state.publisher }
-            if let publisher, publisher.stream?.streamId == id {
+            if let publisher, publisher.ownsStream(id) {
                 lock.withLock { state.publisher = nil }
                 publisher.streamEnded(self, reason: reason)
             } else {
@@ -42,7 +42,7 @@ extension OTSession {
         case .muteForced(let streamId, let active):
             if let streamId {
                 let publisher = lock.withLock { state.publisher }
-                if let publisher, publisher.stream?.streamId == streamId, active { publisher.applyForcedMute() }
+                if let publisher, publisher.ownsStream(streamId), active { publisher.applyForcedMute() }
             } else {
                 lock.withLock { state.forceMuteAllActive = active }
                 deliver(.muteForced(OTMuteForcedInfo(active: active)))
@@ -69,6 +69,8 @@ extension OTSession {
         case .relayedReceiversRevoked(let revoked):
             let publisher = lock.withLock { state.publisher }
             if let publisher { publisher.revokeRelayedReceivers(revoked) } else { log.add("receiver revocation without a publisher") }
+        case .mediaFailed(let failure):
+            mediaFailed(failure)
         case .connected, .published, .subscribed, .issueReported, .ok, .pong:
             log.add("unexpected reply without a request")
         }

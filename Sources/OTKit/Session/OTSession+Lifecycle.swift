@@ -108,7 +108,7 @@ extension OTSession {
     /// ended by that answer (`publishLanded(_:reply:)`).
     func endPublishing(_ publisher: OTPublisherKit) {
         publisher.stopMedia()
-        guard let stream = publisher.stream else {
+        guard let stream = publisher.routerStream else {  // its edge leg may still be connecting
             lifecycle.cancelledPublishes.append(publisher)
             return
         }

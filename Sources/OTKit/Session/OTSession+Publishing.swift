@@ -24,6 +24,10 @@ extension OTSession {
         work.async {
             guard let channel = self.channel else { return }
             var request = announced
+            if let missing = self.missingEncryptionSecret() {
+                self.publisherFailed(publisher, error: missing, unpublishStreamId: nil)
+                return
+            }
             if self.lock.withLock({ self.state.relayed }) {
                 do throws(OTError) {
                     request.relayedLeg = try publisher.prepareRelayedMedia(settings: self.settings)
@@ -31,6 +35,9 @@ extension OTSession {
                     self.publisherFailed(publisher, error: error, unpublishStreamId: nil)
                     return
                 }
+            } else {
+                // Routed: our ICE credentials and certificate fingerprint for the router's edge.
+                request.transport = publisher.prepareEdgeLeg()
             }
             let sent = channel.request(.publish(request)) { reply in
                 switch reply {
@@ -94,14 +101,20 @@ extension OTSession {
             state.subscribers.append(subscriber)
         }
         subscriber.attach(to: self)
-        let request = SubscribeRequest(streamId: subscriber.stream.streamId, subscribeToAudio: subscriber.subscribeToAudio,
+        var request = SubscribeRequest(streamId: subscriber.stream.streamId, subscribeToAudio: subscriber.subscribeToAudio,
                                        subscribeToVideo: subscriber.subscribeToVideo)
+        // Our ICE credentials and certificate fingerprint for the router's edge. A relayed
+        // session sends them too: the router carries a browser's stream there, and its reply
+        // says which kind of leg it is (`transport` for an edge leg; the publisher's own leg
+        // has none, and these credentials then go unused).
+        request.transport = subscriber.prepareEdgeLeg()
+        let sentRequest = request
         work.async {
-            let sent = self.channel?.request(.subscribe(request)) { reply in
+            let sent = self.channel?.request(.subscribe(sentRequest)) { reply in
                 switch reply {
                 case .subscribed(let subscribed):
                     if self.subscribeLanded(subscriber, reply: subscribed) { return }
-                    subscriber.subscribed(subscribed, requested: request, in: self)
+                    subscriber.subscribed(subscribed, requested: sentRequest, in: self)
                 case .error(let error):
                     self.subscriberFailed(subscriber, OTError(domain: .subscriber, code: Int32(truncatingIfNeeded: error.code), message: error.message))
                 default:
@@ -156,17 +169,31 @@ extension OTSession {
         }
     }
 
-    func subscriberFailed(_ subscriber: OTSubscriberKit, _ error: OTError) {
+    /// `tellRouter` false: the router already removed the subscription (`mediaFailed`).
+    func subscriberFailed(_ subscriber: OTSubscriberKit, _ error: OTError, tellRouter: Bool = true) {
         lock.withLock { state.subscribers.removeAll { $0 === subscriber } }
         lifecycle.cancelledSubscribes.removeAll { $0 === subscriber }
         subscriber.resolveUnsubscribeWaiters()  // cancelled while pending: nothing is left on the router
-        if let id = subscriber.subscriberId { sendConfirmed(.unsubscribe(subscriberId: id)) { _ in } }
+        if tellRouter, let id = subscriber.subscriberId { sendConfirmed(.unsubscribe(subscriberId: id)) { _ in } }
         subscriber.detach()
         log.add("subscribe failed: \(error)")
         onApiQueue {
             subscriber.delegate?.subscriber(subscriber, didFailWithError: error)
             subscriber.resolveSubscribeWaiters(error)
         }
+    }
+
+    /// Whether `subscriber` is still subscribed here under `subscriberId` (an edge
+    /// connect that finished after an unsubscribe, a failure or the session's end is not).
+    func holds(_ subscriber: OTSubscriberKit, as subscriberId: String) -> Bool {
+        lock.withLock { state.subscribers.contains { $0 === subscriber } }
+            && subscriber.subscriberId == subscriberId && subscriber.session === self
+    }
+
+    /// Whether `publisher` still publishes here (an edge connect that finished after an
+    /// unpublish, a failure or the session's end does not).
+    func holds(_ publisher: OTPublisherKit) -> Bool {
+        lock.withLock { state.publisher === publisher } && publisher.session === self
     }
 
     func startStatsTimer() {

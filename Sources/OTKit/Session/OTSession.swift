@@ -10,7 +10,8 @@ import OTSignaling
 /// is `DispatchQueue.main`, as on iOS: a command-line app must run the main queue
 /// (`dispatchMain()`, or `RunLoop.main.run()`), or set its own serial queue before
 /// connecting, or it will never hear from the session. Internally one serial queue
-/// owns the signaling state; media runs on the pipelines' own threads.
+/// owns the signaling state; media runs on the pipelines' own threads, and an edge
+/// leg's ICE + DTLS setup on a shared concurrent queue (so it holds up nothing else).
 ///
 /// Cost: one WebSocket (one service thread) while connected, a 1 s heartbeat, and per
 /// publisher/subscriber one media pipeline (its threads and UDP socket).
@@ -66,7 +67,23 @@ public final class OTSession: @unchecked Sendable {
         var forceMuteAllActive = false
         /// The router said the session is relayed (peer-to-peer media).
         var relayed = false
+        /// The router said the session is end-to-end encrypted (`e2ee=true`).
+        var e2ee = false
+        /// Sticky: a secret was set, or the router once said e2ee. From then on this
+        /// session's media is always sealed and only sealed frames are accepted, whatever a
+        /// later connect reply says (a restarted or hostile router cannot downgrade it).
+        var sealsMedia = false
+        /// `setEncryptionSecret` calls so far (the latest derivation wins).
+        var encryptionSecrets: UInt64 = 0
     }
+
+    /// The session's SFrame key, once `setEncryptionSecret`'s derivation finished; every
+    /// pipeline of an e2ee session reads it (`OTSession+Encryption`).
+    let encryptionKeys = SFrameKeySlot()
+    /// Where this session's secrets become keys: a serial utility queue of its own
+    /// (PBKDF2 is CPU work that must not hold up the caller, the session's queue, media,
+    /// or another session's secret change).
+    let keyDerivation = DispatchQueue(label: "otkit.e2ee.key-derivation", qos: .utility)
 
     /// A session for `sessionId` under `apiKey` (`initWithApiKey:sessionId:delegate:settings:`,
     /// and without `settings:` the three-argument form); `settings` nil means the

@@ -18,6 +18,13 @@ public struct OTSessionNotice: Sendable, Equatable, CustomStringConvertible {
         case routerError
         /// An issue report made with `reportIssue()` / `reportIssue(_:)` was not stored.
         case issueReportFailed
+        /// The publisher's media path to the router is interrupted: its edge leg heard no
+        /// answer to ICE consent checks for 30 s (RFC 7675). The error is
+        /// `OTPublisherWebRTCError` (1610); the publisher stays published.
+        case publisherMediaInterrupted
+        /// The publisher's media path answers again after `publisherMediaInterrupted`; the
+        /// error carries code 0 (`OTPublisherSuccess`) and says so.
+        case publisherMediaResumed
     }
 
     /// What kind of thing went wrong.

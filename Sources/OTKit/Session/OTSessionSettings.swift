@@ -1,4 +1,5 @@
 import Foundation
+import OTMedia
 
 /// Options for an `OTSession` (`OTSessionSettings`): an object, as in OpenTok, made with
 /// `OTSessionSettings()`, changed through a `let`, and passed (or nil for the defaults)
@@ -42,6 +43,9 @@ public final class OTSessionSettings: @unchecked Sendable {
     var reconnectRetryInterval: Double = 0.5
     /// Seconds between network-stats deliveries to the stats delegates.
     var statsInterval: Double = 1
+    /// RFC 7675 consent checks on edge legs: 5 s ± 20 %, consent lost after 30 s without
+    /// an answer. Tests shorten them to see a loss and its end without waiting 30 s.
+    var consentTiming = ICEConsentKeeper.Timing()
     /// Makes the signaling transport (tests may substitute one).
     var transportFactory: SignalingTransportFactory = WebSocketSignalingTransport.factory
 
@@ -63,6 +67,7 @@ public final class OTSessionSettings: @unchecked Sendable {
         other.reconnectRetryInterval = reconnectRetryInterval
         other.statsInterval = statsInterval
         other.transportFactory = transportFactory
+        other.consentTiming = consentTiming
         return other
     }
 

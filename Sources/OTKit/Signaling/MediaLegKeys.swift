@@ -11,9 +11,13 @@ enum MediaLegKeys {
             publisherDomain ? OTError(OTPublisherErrorCode.webRTCError, message) : OTError(OTSubscriberErrorCode.webRTCError, message)
         }
         guard let profile = SRTPProfile(rfcName: leg.profile) else { throw failure("unknown SRTP profile \"\(leg.profile)\" from the router") }
+        // A leg on the router's edge carries no key.
+        guard let clientKey = leg.clientKey, let routerKey = leg.routerKey else {
+            throw failure("the router's media leg has neither SRTP keys nor an edge transport")
+        }
         do {
-            return SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: leg.clientKey),
-                               receive: try SRTPKeyMaterial(profile: profile, base64: leg.routerKey))
+            return SRTPLegKeys(send: try SRTPKeyMaterial(profile: profile, base64: clientKey),
+                               receive: try SRTPKeyMaterial(profile: profile, base64: routerKey))
         } catch {
             throw failure("malformed SRTP keys from the router: \(error)")
         }

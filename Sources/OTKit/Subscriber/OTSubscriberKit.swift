@@ -71,8 +71,12 @@ public class OTSubscriberKit: @unchecked Sendable {
     let decodedSize = Atomic<UInt64>(0)
     weak var storedSession: OTSession?
     var pipeline: SubscriberPipeline?
+    /// Routed: the edge setup whose `transport` the subscribe request carried.
+    var edgeSetup: EdgeLegSetup?
     private(set) var subscriberId: String?
     private var interrupted = false
+    /// Our edge leg's ICE consent is lost (under `lock`).
+    private var consentInterrupted = false
     /// What the router was last told this subscriber wants forwarded (nil: not subscribed).
     private var routerForwarding: (audio: Bool, video: Bool)?
     var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
@@ -125,7 +129,8 @@ public class OTSubscriberKit: @unchecked Sendable {
 
     func attach(to session: OTSession) { lock.withLock { storedSession = session } }
 
-    /// The router set up the leg: start receiving, then `subscriberDidConnect(toStream:)`. Work queue.
+    /// The router set up the leg: start receiving, then `subscriberDidConnect(toStream:)`.
+    /// An edge leg's ICE + DTLS run off the work queue (`connectEdge`). Work queue.
     func subscribed(_ reply: SubscribedReply, requested: SubscribeRequest, in session: OTSession) {
         lock.withLock {
             subscriberId = reply.subscriberId
@@ -133,29 +138,98 @@ public class OTSubscriberKit: @unchecked Sendable {
         }
         syncForwarding()  // the app may have changed its mind while the request was out
         syncPreferences()  // preferences set before subscribing
+        if let leg = reply.media, let router = leg.transport {
+            connectEdge(leg, router: router, subscriberId: reply.subscriberId, in: session)
+            return
+        }
+        lock.withLock { edgeSetup = nil }  // an SDES or relayed leg: the edge credentials go unused
         do throws(OTError) {
-            try startMedia(reply.media, settings: session.settings)
+            try startMedia(reply.media, settings: session.settings, edge: nil)
         } catch {
             session.subscriberFailed(self, error)
             return
         }
-        session.log.add("subscribed to \(stream.streamId) as \(reply.subscriberId)")
+        connected(as: reply.subscriberId, in: session)
+    }
+
+    private func connected(as subscriberId: String, in session: OTSession) {
+        session.log.add("subscribed to \(stream.streamId) as \(subscriberId)")
         session.onApiQueue {
             self.delegate?.subscriberDidConnect(toStream: self)
             self.resolveSubscribeWaiters(nil)
         }
     }
 
-    /// The leg is the router's (routed) or the publisher's own (relayed, `relayedLeg`):
-    /// either way media arrives on our socket and our RTCP goes to the leg's address.
-    private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings) throws(OTError) {
-        guard let leg else { return }  // a relayed publisher that announced no leg: no media
+    /// The router's one-port edge: ICE + DTLS (up to 10 s) on the edge-connect queue, so
+    /// the session's work queue goes on meanwhile (signals, other legs, delegate events);
+    /// then, back on the work queue, media starts unless the subscription ended meanwhile
+    /// (unsubscribed: `await subscribe` throws `CancellationError`; failed or the session
+    /// ended: already reported), in which case the connected socket is closed. Work queue.
+    private func connectEdge(_ leg: WireMediaLeg, router: WireTransport, subscriberId: String, in session: OTSession) {
+        let settings = session.settings
+        let setup = lock.withLock { () -> EdgeLegSetup? in
+            defer { edgeSetup = nil }
+            return edgeSetup
+        }
+        guard let setup else {
+            return session.subscriberFailed(self, OTError(OTSubscriberErrorCode.webRTCError,
+                                                          "the router answered with an edge leg to a request without transport"))
+        }
+        let feedback: SocketAddress
+        do throws(OTError) { feedback = try Self.mediaAddress(leg, settings) } catch { return session.subscriberFailed(self, error) }
+        EdgeLegSetup.connectQueue.async {
+            let outcome: Result<EdgeLegSetup.Connected, OTError>
+            do throws(MediaError) {
+                outcome = .success(try setup.connect(to: feedback, router: router, bufferBytes: (4 << 20, 1 << 20),
+                                                     consent: settings.consentTiming,
+                                                     onConsentLost: { [weak self] in self?.consentChanged(lost: true) },
+                                                     onConsentRestored: { [weak self] in self?.consentChanged(lost: false) }))
+            } catch {
+                outcome = .failure(OTError(subscribing: error))
+            }
+            session.work.async {
+                guard session.holds(self, as: subscriberId) else {
+                    if case let .success(connected) = outcome { connected.socket.close() }
+                    session.onApiQueue { self.resolveSubscribeWaiters(CancellationError()) }
+                    return
+                }
+                do throws(OTError) {
+                    try self.startMedia(leg, settings: settings, edge: outcome.get(), at: feedback)
+                } catch {
+                    session.subscriberFailed(self, error)
+                    return
+                }
+                self.connected(as: subscriberId, in: session)
+            }
+        }
+    }
+
+    /// The leg's address as the pipeline uses it (after the session's rewrite).
+    private static func mediaAddress(_ leg: WireMediaLeg, _ settings: OTSessionSettings) throws(OTError) -> SocketAddress {
         let (host, port) = settings.mediaAddressRewrite?(leg.host, leg.port) ?? (leg.host, leg.port)
-        guard let feedback = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
+        guard let address = SocketAddress(ipv4: host, port: UInt16(clamping: port)) ?? SocketAddress(ipv6: host, port: UInt16(clamping: port)) else {
             throw OTError(OTSubscriberErrorCode.webRTCError, "the router's media address \(host):\(port) is not an IP address")
         }
+        return address
+    }
+
+    /// The leg is the router's (routed) or the publisher's own (relayed, `relayedLeg`):
+    /// either way media arrives on our socket and our RTCP goes to the leg's address.
+    /// `edge`: the leg connected on the router's one-port edge (keys from its handshake)
+    /// at `address` (the rewrite is asked once per leg: a test's rewrite makes a proxy).
+    private func startMedia(_ leg: WireMediaLeg?, settings: OTSessionSettings, edge: EdgeLegSetup.Connected?,
+                            at address: SocketAddress? = nil) throws(OTError) {
+        guard let leg else { return }  // a relayed publisher that announced no leg: no media
+        let feedback: SocketAddress
+        if let address { feedback = address } else { feedback = try Self.mediaAddress(leg, settings) }
         var configuration = SubscriberConfiguration()
-        configuration.keys = try MediaLegKeys.make(leg, publisherDomain: false)
+        if let edge {
+            configuration.keys = edge.keys
+            configuration.connectedSocket = edge.socket
+            configuration.consent = edge.consent
+        } else {
+            configuration.keys = try MediaLegKeys.make(leg, publisherDomain: false)
+        }
         configuration.feedbackDestination = feedback
         // Relayed: our keys are derived from this SSRC; the publisher finds them by it.
         if let ssrc = leg.receiverSSRC { configuration.ssrc = ssrc }
@@ -163,19 +237,32 @@ public class OTSubscriberKit: @unchecked Sendable {
         configuration.audioStream = leg.audioSSRC.map { RTPStreamParameters(ssrc: $0, payloadType: 111, clockRate: 48_000) }
         let sink = GatedAudioSink(inner: OTAudioDeviceManager.makeRenderSink(), control: audioControl)
         configuration.audioFormat = sink.format
+        // An e2ee session: frames opened with the session's key, dropped unless they verify.
+        configuration.endToEndEncryption = session?.endToEndKeySlot
         do {
             let pipeline = try SubscriberPipeline(
                 configuration: configuration,
                 onVideoFrame: { [weak self] frame, _ in self?.decoded(frame) },
                 audioSink: configuration.audioStream == nil ? nil : sink)
+            pipeline.decryption.onEvent { [weak self] event in self?.decryptionChanged(event) }
             try pipeline.start()
             lock.withLock {
                 self.pipeline = pipeline
                 rtcFrameRate = FrameRateMeter(start: Date().timeIntervalSince1970)
             }
         } catch {
+            configuration.connectedSocket?.close()
             throw OTError(subscribing: error)
         }
+    }
+
+    /// Routed sessions: fresh ICE credentials for this subscription and the process's
+    /// certificate, kept for the reply; returns what the request carries (nil when no
+    /// certificate can be made: the router then answers with SDES keys).
+    func prepareEdgeLeg() -> WireTransport? {
+        let setup = EdgeLegSetup()
+        lock.withLock { edgeSetup = setup }
+        return setup?.wire
     }
 
     /// Tells the router what to forward when it differs from what it was last told (only
@@ -193,6 +280,25 @@ public class OTSubscriberKit: @unchecked Sendable {
     /// The wrapper handed to the renderer, reused while the renderer keeps none (receive thread only).
     private var renderWrapper: OTVideoFrame?
 
+    /// End-to-end decryption started failing (another secret, none, or an internal
+    /// failure) or works again. A failure is `subscriber(_:didFailWithError:)` once per
+    /// episode — `EncryptionSecretMismatch` (6003) or `OTSubscriberDecryptionInternalError`
+    /// (6002) — and the subscriber stays: no frame that fails is rendered, and pictures
+    /// come back by themselves once the secrets agree. Receive thread.
+    private func decryptionChanged(_ event: SFrameDecryptionMonitor.Event) {
+        guard let session else { return }
+        switch event {
+        case let .failed(code, error):
+            let failure = OTError(subscriberCode: Int32(code), code == 6003
+                ? "EncryptionSecretMismatch: this subscriber's encryption secret differs from the publisher's (or none is set); frames are dropped"
+                : "end-to-end decryption failed: \(error)")
+            session.log.add("subscriber \(stream.streamId): \(failure)")
+            session.onApiQueue { self.delegate?.subscriber(self, didFailWithError: failure) }
+        case .recovered:
+            session.log.add("subscriber \(stream.streamId): end-to-end decryption works again")
+        }
+    }
+
     /// Receive thread: one decoded picture.
     private func decoded(_ frame: VideoFrame) {
         decodedSize.store(UInt64(frame.width) << 32 | UInt64(frame.height), ordering: .relaxed)
@@ -207,16 +313,38 @@ public class OTSubscriberKit: @unchecked Sendable {
         session.apiQueue.async { self.delegate?.subscriberVideoDataReceived(self) }
     }
 
-    /// The stream's path dropped (reported once until it comes back). Work queue.
-    func reportDisconnected() {
-        guard let session, lock.withLock({ () -> Bool in defer { interrupted = true }; return !interrupted }) else { return }
-        session.onApiQueue { self.delegate?.subscriberDidDisconnect(fromStream: self) }
+    /// The publisher's path dropped (`streamInterrupted`): reported unless our own leg's
+    /// loss already was. Work queue.
+    func reportDisconnected() { pathChanged(publisherAway: true, consentLost: nil) }
+
+    /// The publisher's path is back: reported unless our own leg is still without consent. Work queue.
+    func reportReconnected() { pathChanged(publisherAway: false, consentLost: nil) }
+
+    /// Our edge leg's ICE consent (RFC 7675) was lost (no answer for 30 s) or came back:
+    /// `subscriberDidDisconnect(fromStream:)` / `subscriberDidReconnect(toStream:)`, as the
+    /// reference reports an interrupted stream and its return. Pipeline thread.
+    private func consentChanged(lost: Bool) {
+        guard let session else { return }
+        session.log.add("subscriber to \(stream.streamId): media consent " + (lost
+            ? "lost: the router's edge stopped answering consent checks (RFC 7675)" : "restored"))
+        session.work.async { self.pathChanged(publisherAway: nil, consentLost: lost) }
     }
 
-    /// The stream's path is back. Work queue.
-    func reportReconnected() {
-        guard let session, lock.withLock({ () -> Bool in defer { interrupted = false }; return interrupted }) else { return }
-        session.onApiQueue { self.delegate?.subscriberDidReconnect(toStream: self) }
+    /// The stream counts as disconnected while the publisher is away or our leg has lost
+    /// consent; each change of that is reported once. Work queue.
+    private func pathChanged(publisherAway: Bool?, consentLost: Bool?) {
+        guard let session else { return }
+        let change = lock.withLock { () -> Bool? in
+            let was = interrupted || consentInterrupted
+            if let publisherAway { interrupted = publisherAway }
+            if let consentLost { consentInterrupted = consentLost }
+            let now = interrupted || consentInterrupted
+            return was == now ? nil : now
+        }
+        guard let change else { return }
+        session.onApiQueue {
+            if change { self.delegate?.subscriberDidDisconnect(fromStream: self) } else { self.delegate?.subscriberDidReconnect(toStream: self) }
+        }
     }
 
     /// Video stopped or resumed for `reason`.
@@ -234,7 +362,7 @@ public class OTSubscriberKit: @unchecked Sendable {
     func detach() {
         let pipeline = lock.withLock { () -> SubscriberPipeline? in
             defer {
-                self.pipeline = nil; storedSession = nil; subscriberId = nil; routerForwarding = nil; interrupted = false
+                self.pipeline = nil; storedSession = nil; subscriberId = nil; routerForwarding = nil; interrupted = false; consentInterrupted = false
                 routerPreferences = nil; qualityState = .normal
             }
             return self.pipeline

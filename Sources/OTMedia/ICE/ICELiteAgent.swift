@@ -1,9 +1,10 @@
 /// The ICE-lite side of a media port (RFC 8445 section 2.5): a table of legs, each with
 /// its local credentials and the remote ufrag from SDP, that answers authenticated STUN
 /// Binding requests, follows USE-CANDIDATE nomination and address changes, and reports legs
-/// whose consent has lapsed (RFC 7675).
+/// whose consent has lapsed (RFC 7675) without forgetting them: consent comes back with
+/// the next valid check.
 ///
-/// Driven by one router worker thread: `handle` for each STUN datagram, `expire` from its
+/// Driven by one router worker thread: `handle` for each STUN datagram, `lapse` from its
 /// timer, `register`/`remove` as legs come and go. It has no threads, no clock of its own
 /// (callers pass monotonic nanoseconds) and no locks; it is a value, moved to the thread
 /// that owns it. Bounded: at most `maximumLegs` legs, and `handle` never adds an entry, so
@@ -22,6 +23,7 @@
 /// there if another address was selected (`moved`). Consent is refreshed by a valid check
 /// from the selected address, or by any valid check while none is selected; a check from
 /// elsewhere is answered (the peer may be validating a new pair) but refreshes nothing.
+/// A refresh of a lapsed leg restores its consent (`ICEEvent.consentRestored`, counted).
 public struct ICELiteAgent: Sendable {
     /// A leg's state.
     struct Leg: Sendable {
@@ -32,6 +34,9 @@ public struct ICELiteAgent: Sendable {
         var selected: SocketAddress?
         /// When consent was last refreshed (registration counts as the start).
         var lastConsent: UInt64
+        /// True from the `lapse` that found consent older than the timeout until the next
+        /// refresh: nothing may be sent to the leg meanwhile.
+        var lapsed = false
     }
 
     /// The most legs the agent holds.
@@ -43,7 +48,7 @@ public struct ICELiteAgent: Sendable {
     var ufragByLeg: [ICELegID: ICEUfragKey] = [:]
     var legBySelectedAddress: [SocketAddress: ICELegID] = [:]
 
-    /// Answers, nominations, moves, expiries and drops so far.
+    /// Answers, nominations, moves, consent lapses and restorations, and drops so far.
     public internal(set) var counters = ICECounters()
 
     /// An empty agent for at most `maximumLegs` legs; consent lasts
@@ -167,9 +172,17 @@ public struct ICELiteAgent: Sendable {
             leg.selected = source
             legBySelectedAddress[source] = leg.id
         }
-        if leg.selected == nil || leg.selected == source { leg.lastConsent = now }
+        var restored = false
+        if leg.selected == nil || leg.selected == source {
+            leg.lastConsent = now
+            if leg.lapsed {
+                leg.lapsed = false
+                restored = true
+                counters.restorations += 1
+            }
+        }
         legs[key] = leg
         counters.responses += 1
-        return .respond(byteCount: byteCount, ICEEvent(leg: leg.id, change: change))
+        return .respond(byteCount: byteCount, ICEEvent(leg: leg.id, change: change, consentRestored: restored))
     }
 }

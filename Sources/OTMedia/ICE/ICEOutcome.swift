@@ -25,6 +25,8 @@ public struct ICEEvent: Sendable, Equatable {
     public let leg: ICELegID
     /// What it changed.
     public let change: ICEChange
+    /// True when the check refreshed the consent of a lapsed leg: sending may resume.
+    public var consentRestored = false
 }
 
 /// Why the agent answered nothing to a datagram. Each is counted in `ICECounters`.
@@ -72,7 +74,8 @@ public enum ICEResult: Sendable, Equatable {
     case drop(ICEDropReason)
 }
 
-/// The agent's counters: answers, nominations, moves, expiries, and drops by reason.
+/// The agent's counters: answers, nominations, moves, consent lapses and restorations, and
+/// drops by reason.
 public struct ICECounters: Sendable, Equatable {
     /// Checks answered.
     public var responses = 0
@@ -80,8 +83,11 @@ public struct ICECounters: Sendable, Equatable {
     public var nominations = 0
     /// Selected addresses moved by a nomination from elsewhere.
     public var moves = 0
-    /// Legs removed by `expire` for lost consent.
-    public var expired = 0
+    /// Legs found lapsed by `lapse` (no valid check for the consent timeout); a leg that
+    /// lapses twice counts twice.
+    public var lapses = 0
+    /// Lapsed legs whose consent a valid check restored.
+    public var restorations = 0
     /// Drops, indexed like `ICEDropReason.allCases`.
     var dropsByReason = [Int](repeating: 0, count: ICEDropReason.allCases.count)
 

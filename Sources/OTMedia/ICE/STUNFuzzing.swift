@@ -31,7 +31,7 @@ public enum STUNFuzzing {
         let result = withUnsafeTemporaryAllocation(byteCount: STUNBinding.maximumResponseSize, alignment: 8) { response in
             agent.handle(data, from: source, now: 1, response: response)
         }
-        _ = agent.expire(now: 60_000_000_000)
+        _ = agent.lapse(now: 60_000_000_000)
         if case let .respond(byteCount, _) = result {
             precondition((1 ... STUNBinding.maximumResponseSize).contains(byteCount))
             return 1

@@ -11,6 +11,9 @@ final class PublisherAudioLoop: @unchecked Sendable {
     private let sender: RTPStreamSender
     private let encoder: OpusEncoder
     private let destination: SocketAddress
+    /// End-to-end encryption: the track's encryptor and the Opus packet before sealing.
+    private let encryptor: SFrameFrameEncryptor?
+    private let plain: UnsafeMutableRawBufferPointer
 
     init(pipeline: PublisherPipeline, source: any AudioSource, settings: OpusEncoderSettings, sender: RTPStreamSender) throws(MediaError) {
         guard source.format == settings.format else {
@@ -21,7 +24,11 @@ final class PublisherAudioLoop: @unchecked Sendable {
         self.sender = sender
         encoder = try OpusEncoder(settings: settings)
         destination = pipeline.configuration.audioDestination ?? pipeline.configuration.destination
+        encryptor = pipeline.configuration.endToEndEncryption.map(SFrameFrameEncryptor.init(slot:))
+        plain = .allocate(byteCount: encryptor == nil ? 0 : OpusEncoder.maximumPacketSize, alignment: 16)
     }
+
+    deinit { plain.deallocate() }
 
     func run(_ flag: StopFlag) {
         while flag.isRunning {
@@ -45,10 +52,18 @@ final class PublisherAudioLoop: @unchecked Sendable {
         let headerSize = RTPHeader.fixedSize + PublisherTransport.extensionBytes
         let region = buffer.writableBytes
         let payload = UnsafeMutableRawBufferPointer(rebasing: region[headerSize..<(region.count - SRTPProfile.maxTrailer)])
-        let length: Int
-        do { length = try encoder.encode(frame, into: payload) } catch {
+        var length: Int
+        do { length = try encoder.encode(frame, into: encryptor == nil ? payload : plain) } catch {
             pipeline.pool.release(buffer)
             throw error
+        }
+        if let encryptor {
+            // Sealed into the packet after its RTP header; no clear bytes for Opus.
+            guard let sealed = seal(UnsafeRawBufferPointer(rebasing: plain[0..<length]), with: encryptor, into: payload) else {
+                pipeline.pool.release(buffer)
+                return
+            }
+            length = sealed
         }
         pipeline.audioCounters.frames.add(1, ordering: .relaxed)
         let header = PublisherTransport.withTransportSequence(
@@ -66,5 +81,16 @@ final class PublisherAudioLoop: @unchecked Sendable {
             return
         }
         pipeline.wakeTransport()
+    }
+
+    /// The sealed packet's length, nil when it must not be sent (no key yet, counted; or
+    /// a failure, reported as 6001).
+    private func seal(_ packet: UnsafeRawBufferPointer, with encryptor: SFrameFrameEncryptor,
+                      into payload: UnsafeMutableRawBufferPointer) -> Int? {
+        do { _ = try encryptor.refresh() } catch {
+            pipeline.encryptionFailed(error)
+            return nil
+        }
+        return pipeline.seal(packet, clearBytes: SFrameFrameLayout.opusClearBytes, with: encryptor, into: payload)
     }
 }

@@ -13,10 +13,22 @@ public struct PublisherConfiguration: Sendable {
     public var keys: SRTPLegKeys?
     /// Where the publisher's socket binds (port 0: any free port).
     public var localAddress: SocketAddress = .ipv4Any(port: 0)
+    /// A socket an `ICEClientConnector` already connected to the router's edge (ICE
+    /// nominated, DTLS done; `keys` are the handshake's): the pipeline sends and receives
+    /// on it instead of binding `localAddress`, and closes it on `stop`. Its clock must
+    /// be the pipeline's. Nil: the pipeline binds its own.
+    public var connectedSocket: UDPSocket?
+    /// ICE consent checks for a leg on `connectedSocket` (RFC 7675), sent by the feedback
+    /// thread; STUN answers arriving on the socket go to it. Nil: no checks.
+    public var consent: ICEConsentKeeper?
     /// Where video (and, unless `audioDestination` is set, audio) goes.
     public var destination: SocketAddress
     /// A different destination for audio (peers that take one SSRC per port).
     public var audioDestination: SocketAddress?
+    /// End-to-end encryption (an `e2ee` session): every encoded frame is sealed with
+    /// SFrame under this slot's key before packetization (`SFrameFrameLayout`); frames
+    /// are not sent while the slot has no key. Nil: frames go out as encoded.
+    public var endToEndEncryption: SFrameKeySlot?
     /// Largest RTP payload (VP8 descriptor included), bytes.
     public var maximumPayloadSize = VP8Packetizer.defaultMaxPayloadSize
     /// The RTCP CNAME (RFC 3550 6.5.1) shared by this publisher's streams.

@@ -57,12 +57,19 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             sendReports(now: now)
             nextReport = now + pipeline.configuration.senderReportIntervalNanoseconds
         }
-        guard let send = transport.pump(now: now) else { return nextReport }
-        return min(send, nextReport)
+        let consentCheck = pipeline.configuration.consent?.nextCheck(now: now, socket: pipeline.socket) ?? UInt64.max
+        guard let send = transport.pump(now: now) else { return min(nextReport, consentCheck) }
+        return min(send, nextReport, consentCheck)
     }
 
     private func handle(_ buffer: PacketBuffer, now: UInt64) {
-        guard !buffer.isTruncated, PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes)) == .rtcp else {
+        let kind = PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes))
+        // STUN (consent answers) and DTLS never reach SRTCP (RFC 7983).
+        if !buffer.isTruncated,
+           pipeline.edgeDatagrams.take(kind, UnsafeRawBufferPointer(buffer.bytes), consent: pipeline.configuration.consent, now: now) {
+            return
+        }
+        guard !buffer.isTruncated, kind == .rtcp else {
             pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
             return
         }

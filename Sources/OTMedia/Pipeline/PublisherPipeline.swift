@@ -23,6 +23,8 @@ public final class PublisherPipeline: Sendable {
     public let videoCounters = StreamCounters()
     /// Audio counters, as for video.
     public let audioCounters = StreamCounters()
+    /// STUN and DTLS datagrams taken out before SRTP (a leg on the router's edge).
+    public let edgeDatagrams = EdgeDatagramCounters()
 
     let socket: UDPSocket
     let clock: any MediaClock
@@ -76,6 +78,11 @@ public final class PublisherPipeline: Sendable {
     private let threads = Mutex<[LoopThread]>([])
     private let feedback = Mutex<PipelineThread?>(nil)
     private let errors = Mutex<[MediaError]>([])
+    /// End-to-end encryption: frames not sent for want of a key, and the failure hook
+    /// (`PublisherPipeline+E2EE`).
+    let framesWithoutKey = Atomic<UInt64>(0)
+    let encryptionFailureHook = Mutex<(@Sendable (SFrameError) -> Void)?>(nil)
+    let encryptionFailedOnce = Atomic<Bool>(false)
     /// The hook sits in a class box: taking a bare closure out of the generic `Mutex`
     /// reabstracts it, which allocated 4 times per frame on the capture thread.
     private let frameHook = Mutex<FrameHook?>(nil)
@@ -91,8 +98,9 @@ public final class PublisherPipeline: Sendable {
         self.videoSource = configuration.video == nil ? nil : videoSource
         self.audioSource = configuration.audio == nil ? nil : audioSource
         do {
-            socket = try UDPSocket(bindingTo: configuration.localAddress, receiveBufferBytes: 1 << 20,
-                                   sendBufferBytes: 4 << 20, clock: clock)
+            socket = try configuration.connectedSocket
+                ?? UDPSocket(bindingTo: configuration.localAddress, receiveBufferBytes: 1 << 20, sendBufferBytes: 4 << 20,
+                             clock: clock)
         } catch {
             throw MediaError(.networkFailure, "cannot bind the publisher's socket to \(configuration.localAddress): \(error)")
         }
@@ -168,7 +176,12 @@ public final class PublisherPipeline: Sendable {
         }
         videoSource?.stop()
         audioSource?.stop()
+        // A connector's socket was handed over for the leg's life.
+        if configuration.connectedSocket != nil { socket.close() }
     }
+
+    /// The leg's ICE consent checks, when it runs on the router's edge (nil otherwise).
+    public var consent: ICEConsentKeeper? { configuration.consent }
 
     /// Whether captured audio is encoded and sent (OpenTok's publishAudio). When false
     /// the audio thread drops each captured frame before the encoder: nothing is

@@ -22,6 +22,11 @@ final class PublisherVideoLoop: @unchecked Sendable {
     private var limitGeneration: UInt64 = 0
     private var fallbackState = AudioFallbackState.normal
     private var loss = LossWindow()
+    /// End-to-end encryption (empty without): one encryptor per encoding (each its own
+    /// KID and counter), and the sealed frame the packetizer reads (grown to the largest
+    /// frame seen, then reused).
+    private let encryptors: [SFrameFrameEncryptor]
+    private var sealed = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     init(pipeline: PublisherPipeline, source: any VideoSource, settings: VP8EncoderSettings, sender: RTPStreamSender) throws(MediaError) {
         self.pipeline = pipeline
@@ -44,12 +49,17 @@ final class PublisherVideoLoop: @unchecked Sendable {
             }
         }
         packetizers = made
+        let encodings = senders.count
+        encryptors = configuration.endToEndEncryption.map { slot in (0..<encodings).map { _ in SFrameFrameEncryptor(slot: slot) } } ?? []
         destination = configuration.destination
+        if !encryptors.isEmpty { sealed = .allocate(byteCount: 256 << 10, alignment: 16) }
         batch.reserveCapacity(256)
         lengths.reserveCapacity(256)
         payloadSizes.reserveCapacity(256)
         pipeline.publish(adaptive.encodings)
     }
+
+    deinit { sealed.deallocate() }
 
     func run(_ flag: StopFlag) {
         while flag.isRunning {
@@ -94,6 +104,9 @@ final class PublisherVideoLoop: @unchecked Sendable {
         let mask = pipeline.keyframeRequestMask.exchange(0, ordering: .relaxed)
         if mask != 0 { adaptive.requestKeyframes(mask: mask, now: frame.timestampNanoseconds) }
         if pipeline.keyframeRequested.exchange(false, ordering: .relaxed) { adaptive.requestKeyframes(mask: UInt32.max) }
+        // A new end-to-end key: every encoding starts over with a keyframe under it, so
+        // subscribers recover at once.
+        if refreshKeys() { adaptive.requestKeyframes(mask: UInt32.max) }
         let counters = pipeline.videoCounters
         let lossFraction = loss.update(now: frame.timestampNanoseconds, counters: counters)
         var failure: MediaError?
@@ -123,7 +136,15 @@ final class PublisherVideoLoop: @unchecked Sendable {
 
     private func packetize(_ encoded: EncodedVideoFrame, timestamp: UInt32, encoding index: Int) throws(MediaError) {
         let sender = senders[index]
-        do { _ = try packetizers[index].begin(encoded) } catch { throw MediaError(.codecFailure, "VP8 packetizer: \(error)") }
+        var data = encoded.data
+        if !encryptors.isEmpty {
+            guard let length = seal(encoded.data, encoding: index) else { return }  // dropped: no key, or failed
+            data = UnsafeRawBufferPointer(rebasing: sealed[0..<length])
+        }
+        do {
+            _ = try packetizers[index].begin(data, temporalLayer: encoded.temporalLayer, layerSync: encoded.layerSync,
+                                             nonReference: encoded.isNonReference)
+        } catch { throw MediaError(.codecFailure, "VP8 packetizer: \(error)") }
         let headerSize = RTPHeader.fixedSize + PublisherTransport.extensionBytes
         while packetizers[index].remainingPackets > 0 {
             guard let buffer = pipeline.pool.take() else {
@@ -148,6 +169,28 @@ final class PublisherVideoLoop: @unchecked Sendable {
             lengths.append(headerSize + written.length)
             payloadSizes.append(written.length)
         }
+    }
+
+    /// Takes a newly installed end-to-end key in every encoding; true when one changed.
+    /// One atomic load per encoding when nothing did.
+    private func refreshKeys() -> Bool {
+        var changed = false
+        for index in 0..<encryptors.count {
+            do { if try encryptors[index].refresh() { changed = true } } catch { pipeline.encryptionFailed(error) }
+        }
+        return changed
+    }
+
+    /// Seals one encoded frame into `sealed` (`clear ‖ SFrame(rest)`, the VP8 payload
+    /// header clear); its length, or nil when it must not be sent (no key yet, counted;
+    /// or a failure, reported as 6001).
+    private func seal(_ frame: UnsafeRawBufferPointer, encoding index: Int) -> Int? {
+        let needed = frame.count + SFrameFrameEncryptor.maxOverhead
+        if sealed.count < needed {  // a frame larger than any before: grow once (doubling)
+            sealed.deallocate()
+            sealed = .allocate(byteCount: max(needed, sealed.count * 2), alignment: 16)
+        }
+        return pipeline.seal(frame, clearBytes: SFrameFrameLayout.vp8ClearBytes(frame), with: encryptors[index], into: sealed)
     }
 
     /// Hands one encoding's frame to the transport thread (which paces, protects and sends

@@ -11,8 +11,21 @@ public struct SubscriberConfiguration: Sendable {
     public var keys: SRTPLegKeys?
     /// Where the socket binds (port 0: any free port).
     public var localAddress: SocketAddress = .ipv4Any(port: 0)
+    /// A socket an `ICEClientConnector` already connected to the router's edge (ICE
+    /// nominated, DTLS done; `keys` are the handshake's): the pipeline receives and sends
+    /// on it instead of binding `localAddress`, and closes it on `stop`. Its clock must
+    /// be the pipeline's. Nil: the pipeline binds its own.
+    public var connectedSocket: UDPSocket?
+    /// ICE consent checks for a leg on `connectedSocket` (RFC 7675), sent by the receive
+    /// thread; STUN answers arriving on the socket go to it. Nil: no checks.
+    public var consent: ICEConsentKeeper?
     /// Where RTCP (receiver reports, NACK, PLI) goes; nil: back to where media comes from.
     public var feedbackDestination: SocketAddress?
+    /// End-to-end encryption (an `e2ee` session): every reassembled frame is opened with
+    /// SFrame under this slot's key before decoding (`SFrameFrameLayout`); a frame that
+    /// does not verify is dropped, never decoded (`SubscriberPipeline.decryption`). Nil:
+    /// frames are decoded as received.
+    public var endToEndEncryption: SFrameKeySlot?
     /// Video jitter buffer limits.
     public var jitterBuffer = JitterBufferConfiguration()
     /// How long audio waits before it starts playing (its jitter allowance), milliseconds.

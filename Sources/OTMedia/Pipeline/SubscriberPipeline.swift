@@ -24,6 +24,11 @@ public final class SubscriberPipeline: Sendable {
     /// Transport-wide congestion control as a receiver: packets recorded, feedback sent,
     /// probe packets received and dropped.
     public let transportCounters = TransportCounters()
+    /// STUN and DTLS datagrams taken out before SRTP (a leg on the router's edge).
+    public let edgeDatagrams = EdgeDatagramCounters()
+    /// End-to-end decryption: frames verified and dropped, and the mismatch-episode hook
+    /// (idle without `configuration.endToEndEncryption`).
+    public let decryption = SFrameDecryptionMonitor()
 
     let socket: UDPSocket
     let clock: any MediaClock
@@ -57,8 +62,9 @@ public final class SubscriberPipeline: Sendable {
             throw MediaError(.invalidArgument, "the audio sink takes \(audioSink.format) but the subscriber decodes \(configuration.audioFormat)")
         }
         do {
-            socket = try UDPSocket(bindingTo: configuration.localAddress, receiveBufferBytes: 4 << 20,
-                                   sendBufferBytes: 1 << 20, clock: clock)
+            socket = try configuration.connectedSocket
+                ?? UDPSocket(bindingTo: configuration.localAddress, receiveBufferBytes: 4 << 20, sendBufferBytes: 1 << 20,
+                             clock: clock)
         } catch {
             throw MediaError(.networkFailure, "cannot bind the subscriber's socket to \(configuration.localAddress): \(error)")
         }
@@ -104,7 +110,12 @@ public final class SubscriberPipeline: Sendable {
             thread = nil
         }
         audioSink?.stop()
+        // A connector's socket was handed over for the leg's life.
+        if configuration.connectedSocket != nil { socket.close() }
     }
+
+    /// The leg's ICE consent checks, when it runs on the router's edge (nil otherwise).
+    public var consent: ICEConsentKeeper? { configuration.consent }
 
     /// Errors the threads met (a decoder failure, a sink that refused a frame).
     public var errorsSeen: [MediaError] { errors.withLock { $0 } }

@@ -41,6 +41,17 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private var nextFeedbackCheck: UInt64 = 0
     private var recorder = TransportFeedbackRecorder(configuration: .reordering)
     private let transportFeedback = UnsafeMutableRawBufferPointer.allocate(byteCount: 1200, alignment: 8)
+    /// End-to-end decryption (nil without): one decryptor per track, the opened frame
+    /// (video: grown to the largest frame seen; audio: one Opus packet), and when the last
+    /// keyframe request went out while frames did not verify.
+    private let videoDecryptor: SFrameFrameDecryptor?
+    private let audioDecryptor: SFrameFrameDecryptor?
+    private var openedVideo = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private let openedAudio: UnsafeMutableRawBufferPointer
+    private var lastMismatchKeyframeRequest: UInt64 = 0
+    /// While frames do not verify, a keyframe request at most this often (a subscriber
+    /// with another secret must not make the publisher send keyframes for everyone).
+    static let mismatchKeyframeRequestInterval: UInt64 = 2_000_000_000
 
     /// What the receiver keeps of a stream's latest sender report (RFC 3550 6.4.1 LSR/DLSR).
     struct SenderReportNote {
@@ -66,6 +77,11 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         if let stream = configuration.videoStream, stream.ssrc != 0 { videoSSRC = stream.ssrc }
         if let stream = configuration.audioStream, stream.ssrc != 0 { audioSSRC = stream.ssrc }
         for _ in 0..<32 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
+        let slot = configuration.endToEndEncryption
+        videoDecryptor = slot.map { SFrameFrameDecryptor(slot: $0, monitor: pipeline.decryption, track: .video) }
+        audioDecryptor = slot.map { SFrameFrameDecryptor(slot: $0, monitor: pipeline.decryption, track: .audio) }
+        openedAudio = .allocate(byteCount: slot == nil ? 0 : 1600, alignment: 16)
+        if slot != nil { openedVideo = .allocate(byteCount: 256 << 10, alignment: 16) }
     }
 
     deinit {
@@ -73,6 +89,8 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         nackScratch.deallocate()
         nackPairs.deallocate()
         transportFeedback.deallocate()
+        openedVideo.deallocate()
+        openedAudio.deallocate()
     }
 
     func pipelineStarted(now: UInt64) {
@@ -126,7 +144,10 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private func handle(_ buffer: PacketBuffer, now: UInt64) -> Bool {
         let datagram = UnsafeRawBufferPointer(buffer.bytes)
         guard !buffer.isTruncated else { return countBad() }
-        switch PacketClassifier.classify(datagram) {
+        let kind = PacketClassifier.classify(datagram)
+        // STUN (consent answers) and DTLS never reach SRTP (RFC 7983).
+        if pipeline.edgeDatagrams.take(kind, datagram, consent: configuration.consent, now: now) { return false }
+        switch kind {
         case .rtp: return receiveRTP(buffer, now: now)
         case .rtcp:
             receiveRTCP(buffer, now: now)
@@ -205,7 +226,12 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         counters.bytes.add(UInt64(buffer.length), ordering: .relaxed)
         audioStatistics.record(sequence: packet.sequenceNumber, rtpTimestamp: packet.timestamp, bytes: buffer.length,
                                arrivalNanoseconds: now)
-        guard (try? OpusPayload(parsing: packet.payload)) != nil else { return countBad() }
+        if let audioDecryptor {
+            guard let opened = open(packet, buffer: buffer, with: audioDecryptor) else { return false }
+            guard (try? OpusPayload(parsing: opened)) != nil else { return countBad() }
+        } else {
+            guard (try? OpusPayload(parsing: packet.payload)) != nil else { return countBad() }
+        }
         let sequence = packet.sequenceNumber
         let pool = pipeline.pool
         return pipeline.audio.withLock { state -> Bool in
@@ -216,6 +242,23 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
             if result == .refused { _ = state.packets.remove(handle) }
             return result == .stored
         }
+    }
+
+    /// Opens an end-to-end encrypted Opus packet in place: the plaintext replaces the
+    /// payload in the packet buffer (padding dropped, P bit cleared) so the playout thread
+    /// and FEC read it as usual. Nil when the packet did not verify (dropped).
+    private func open(_ packet: RTPPacket, buffer: PacketBuffer, with decryptor: SFrameFrameDecryptor) -> UnsafeRawBufferPointer? {
+        let payload = packet.payload
+        guard let start = payload.baseAddress, let base = UnsafeRawBufferPointer(buffer.bytes).baseAddress else { return nil }
+        guard case .decrypted(let length) = decryptor.decrypt(payload, clearBytes: SFrameFrameLayout.opusClearBytes,
+                                                              into: openedAudio) else { return nil }
+        let offset = start - base
+        let region = buffer.writableBytes
+        guard offset + length <= region.count else { return nil }
+        (region.baseAddress! + offset).copyMemory(from: openedAudio.baseAddress!, byteCount: length)
+        region[0] &= ~0x20  // no padding any more
+        buffer.setLength(offset + length)
+        return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(region)[offset..<(offset + length)])
     }
 
     private func receiveRTCP(_ buffer: PacketBuffer, now: UInt64) {
@@ -270,6 +313,7 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private func decode(_ frame: VideoJitterBuffer.FrameInfo, now: UInt64) {
         let pool = pipeline.pool
         var decodeFailed = false
+        var failedToVerify = false
         for index in 0..<frame.packetCount {
             guard let buffer = videoPackets.remove(frameHandles[index]) else { continue }
             defer { pool.release(buffer) }
@@ -282,8 +326,15 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
                     return
                 }
                 guard case .frame(let assembled) = event else { return }
+                var data = assembled.data
+                if let videoDecryptor {
+                    // Never decoded unless it verifies; a frame lost this way takes the
+                    // decoder's references with it.
+                    guard let opened = open(data, with: videoDecryptor, lost: &failedToVerify) else { return }
+                    data = opened
+                }
                 do {
-                    guard let picture = try decoder.decode(assembled.data) else { return }
+                    guard let picture = try decoder.decode(data) else { return }
                     let counters = pipeline.videoCounters
                     counters.frames.add(1, ordering: .relaxed)
                     if assembled.isKeyframe { counters.keyframes.add(1, ordering: .relaxed) }
@@ -308,6 +359,24 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         if decodeFailed {
             pipeline.videoCounters.badPackets.add(1, ordering: .relaxed)
             videoJitter.decoderLostReference()
+        } else if failedToVerify {
+            videoJitter.decoderLostReference()
+        }
+    }
+
+    /// Opens an end-to-end encrypted VP8 frame into `openedVideo`; nil when it did not
+    /// verify (`lost` set unless it was a quiet replay drop).
+    private func open(_ frame: UnsafeRawBufferPointer, with decryptor: SFrameFrameDecryptor, lost: inout Bool) -> UnsafeRawBufferPointer? {
+        if openedVideo.count < frame.count {  // a frame larger than any before: grow once (doubling)
+            openedVideo.deallocate()
+            openedVideo = .allocate(byteCount: max(frame.count, openedVideo.count * 2), alignment: 16)
+        }
+        switch decryptor.decrypt(frame, clearBytes: SFrameFrameLayout.vp8ClearBytes(frame), into: openedVideo) {
+        case .decrypted(let length):
+            return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(openedVideo)[0..<length])
+        case .dropped(let error):
+            if error.openTokCode != nil { lost = true }
+            return nil
         }
     }
 
@@ -324,7 +393,8 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         // Holes age and keyframe requests come due only while video is buffered or
         // awaited: poll every 5 ms then, otherwise sleep until the next report.
         let videoPending = videoSSRC != nil && (videoJitter.bufferedPacketCount > 0 || videoJitter.isWaitingForKeyframe)
-        let next = videoPending ? min(nextReport, now + 5_000_000) : nextReport
+        let consentCheck = configuration.consent?.nextCheck(now: now, socket: pipeline.socket) ?? UInt64.max
+        let next = min(videoPending ? min(nextReport, now + 5_000_000) : nextReport, consentCheck)
         guard recorder.hasUnreported, let feedback = recorder.nextFeedbackTime(now: now) else { return next }
         return min(next, feedback)
     }
@@ -351,7 +421,15 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         guard now >= nextFeedbackCheck, let destination = feedbackDestination, let ssrc = videoSSRC else { return }
         nextFeedbackCheck = now + 5_000_000
         let count = videoJitter.collectNACKs(now: now, into: nackScratch)
-        let wantsKeyframe = videoJitter.keyframeRequestDue(now: now)
+        var wantsKeyframe = videoJitter.keyframeRequestDue(now: now)
+        if wantsKeyframe, let videoDecryptor, videoDecryptor.isFailing {
+            // Frames do not verify: ask rarely, and at once after our own key changed.
+            if videoDecryptor.takeKeyChanged() || now &- lastMismatchKeyframeRequest >= Self.mismatchKeyframeRequestInterval {
+                lastMismatchKeyframeRequest = now
+            } else {
+                wantsKeyframe = false
+            }
+        }
         guard count > 0 || wantsKeyframe else { return }
         let built = NACKPair.build(lost: UnsafeBufferPointer(rebasing: nackScratch[0..<count]), into: nackPairs)
         let nacked = built.consumed

@@ -53,18 +53,19 @@ public enum PacketClass: Sendable, Equatable, CustomStringConvertible {
 public enum PacketClassifier {
     static let rtcpSecondByte: ClosedRange<UInt8> = 192 ... 223
 
-    /// Classifies `datagram` by its first (and for RTP/RTCP, second) byte.
+    /// Classifies `datagram` by its first (and for RTP/RTCP, second) byte. Plain
+    /// comparisons, not range patterns or `first`: unspecialised generics allocate in
+    /// debug builds, and this runs for every datagram.
     public static func classify(_ datagram: UnsafeRawBufferPointer) -> PacketClass {
-        guard let first = datagram.first else { return .unknown }
-        switch first {
-        case 0 ... 3: return .stun
-        case 16 ... 19: return .zrtp
-        case 20 ... 63: return .dtls
-        case 64 ... 79: return .turnChannel
-        case 128 ... 191:
-            guard datagram.count >= 2 else { return .unknown }
-            return rtcpSecondByte.contains(datagram[1]) ? .rtcp : .rtp
-        default: return .unknown
-        }
+        guard datagram.count > 0 else { return .unknown }
+        let first = datagram[0]
+        if first <= 3 { return .stun }
+        if first >= 16 && first <= 19 { return .zrtp }
+        if first >= 20 && first <= 63 { return .dtls }
+        if first >= 64 && first <= 79 { return .turnChannel }
+        guard first >= 128 && first <= 191 else { return .unknown }
+        guard datagram.count >= 2 else { return .unknown }
+        let second = datagram[1]
+        return second >= rtcpSecondByte.lowerBound && second <= rtcpSecondByte.upperBound ? .rtcp : .rtp
     }
 }

@@ -12,6 +12,11 @@ enum ConfigurationFile {
         var port: Int?
         var tls: TLS?
         var mediaHost: String?
+        var mediaPort: Int?
+        var publicIP: String?
+        var mediaWorkers: Int?
+        var devTokens: Bool?
+        var archiveDirectory: String?
         var projects: [Project]?
         var reconnectGraceSeconds: Double?
         var silenceTimeoutSeconds: Double?
@@ -33,13 +38,14 @@ enum ConfigurationFile {
         var idleSessionSeconds: Double?
         var missedEventsPerConnection: Int?
         var missedEventBytesPerConnection: Int?
+        var pendingSDPOffers: Int?
     }
 
     static let knownLimitKeys: Set<String> = ["streamsPerConnection", "subscriptionsPerConnection", "connectionsPerAddress",
                                               "signalsPerSecond", "mediaSockets", "idleSessionSeconds",
-                                              "missedEventsPerConnection", "missedEventBytesPerConnection"]
+                                              "missedEventsPerConnection", "missedEventBytesPerConnection", "pendingSDPOffers"]
 
-    static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "projects", "reconnectGraceSeconds",
+    static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "mediaPort", "publicIP", "mediaWorkers", "devTokens", "archiveDirectory", "projects", "reconnectGraceSeconds",
                                          "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel",
                                          "unauthenticatedTimeoutSeconds", "maxUnauthenticatedSockets", "maxProjectJWTLifetimeSeconds",
                                          "limits"]
@@ -76,6 +82,20 @@ enum ConfigurationFile {
         if let host = model.host { configuration.host = host }
         if let port = model.port { configuration.port = port }
         if let media = model.mediaHost { configuration.mediaHost = media }
+        if let port = model.mediaPort {
+            guard (0...65535).contains(port) else { throw fail("mediaPort", "must be 0-65535") }
+            configuration.mediaPort = port
+        }
+        if let address = model.publicIP { configuration.publicIP = address }
+        if let workers = model.mediaWorkers {
+            guard (1...64).contains(workers) else { throw fail("mediaWorkers", "must be 1-64") }
+            configuration.mediaWorkers = workers
+        }
+        if let devTokens = model.devTokens { configuration.devTokens = devTokens }
+        if let directory = model.archiveDirectory {
+            guard !directory.isEmpty else { throw fail("archiveDirectory", "must not be empty") }
+            configuration.archiveDirectory = directory
+        }
         if let tls = model.tls {
             configuration.tlsCertificatePath = tls.certificate
             configuration.tlsPrivateKeyPath = tls.privateKey
@@ -96,6 +116,7 @@ enum ConfigurationFile {
             if let value = limits.idleSessionSeconds { target.idleSessionSeconds = value }
             if let value = limits.missedEventsPerConnection { target.missedEventsPerConnection = value }
             if let value = limits.missedEventBytesPerConnection { target.missedEventBytesPerConnection = value }
+            if let value = limits.pendingSDPOffers { target.pendingSDPOffers = value }
             configuration.limits = target
         }
         if let level = model.logLevel {

@@ -16,6 +16,17 @@ public struct RouterConfiguration: Sendable {
     public var tlsPrivateKeyPath: String?
     /// The IP clients send media to; the media sockets bind to it.
     public var mediaHost: String = "127.0.0.1"
+    /// The one UDP port of the media edge (on `mediaHost`): ICE, DTLS and SRTP of every
+    /// leg whose client sent its `transport`. 0 lets the kernel pick (embedded and test
+    /// routers); `otkit router` uses ``defaultMediaPort``.
+    public var mediaPort: Int = 0
+    /// The address announced in edge legs when the router is behind NAT (an IP literal);
+    /// nil announces `mediaHost`.
+    public var publicIP: String?
+    /// Worker threads sharing the media port (`SO_REUSEPORT`), at least 1.
+    public var mediaWorkers: Int = 2
+    /// The media port `otkit router` listens on unless told otherwise: 7882/udp.
+    public static let defaultMediaPort = 7882
     /// The projects (API key + secret) this router serves.
     public var projects: [ProjectCredentials] = []
     /// How long a connection whose socket dropped is kept for the client to resume, seconds.
@@ -28,6 +39,29 @@ public struct RouterConfiguration: Sendable {
     public var limits = RouterLimits()
     /// The least severe log level written to standard error.
     public var logLevel: LogLevel = .info
+    /// Dev tokens: `POST /room/{sessionId}/token` mints a publisher token for anyone who
+    /// asks, so the room page (`/room/{sessionId}`) works without a token in its URL.
+    /// nil (the default): on only when ``host`` is loopback; true/false: as set (the
+    /// `"devTokens"` config key, `otkit router --dev-tokens`). See ``devTokensEnabled``.
+    public var devTokens: Bool?
+    /// Where individual archives are written (`<dir>/<archiveId>/…` and `<archiveId>.zip`);
+    /// nil: `$TMPDIR/otkit-archives` (or `/tmp/otkit-archives`). The `"archiveDirectory"`
+    /// config key, `otkit router --archive-dir`. Created when the first archive starts.
+    public var archiveDirectory: String?
+    /// How long an archive's signed download `url` stays valid, in seconds (OpenTok's S3
+    /// links last 10 minutes).
+    public var archiveURLLifetimeSeconds: Int = 600
+
+    /// ``archiveDirectory`` or the default under the system's temporary directory. Cost: an environment read.
+    public var effectiveArchiveDirectory: String {
+        if let archiveDirectory { return archiveDirectory }
+        let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return temporary + "/otkit-archives"
+    }
+
+    /// Whether the router mints dev tokens: ``devTokens`` when set, else whether ``host``
+    /// is a loopback address (only this machine can reach it). Cost: one `inet_pton`.
+    public var devTokensEnabled: Bool { devTokens ?? LoopbackAddress.contains(host) }
 
     // Exposure limits: what a client may hold before it authenticates.
     /// A signaling WebSocket that has not sent a valid `connect` is closed this many
@@ -49,7 +83,7 @@ public struct RouterConfiguration: Sendable {
     /// Reads a configuration from a JSON file and/or the environment.
     ///
     /// The file (optional) is one object:
-    /// `{"host","port","tls":{"certificate","privateKey"},"mediaHost","projects":[{"apiKey","apiSecret"}],
+    /// `{"host","port","tls":{"certificate","privateKey"},"mediaHost","devTokens","projects":[{"apiKey","apiSecret"}],
     /// "reconnectGraceSeconds","silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
     /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds","limits":{…}}`, every key
     /// optional (`limits`: the fields of ``RouterLimits``). Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
@@ -59,10 +93,13 @@ public struct RouterConfiguration: Sendable {
     /// instead); API keys must be unique and contain no `~`, `/` or spaces.
     /// - Throws: ``RouterConfigurationError`` naming the file and field at fault.
     /// Cost: one file read and a JSON parse.
-    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    /// `base` holds the defaults the file and environment are applied on (`otkit router`
+    /// passes its own media port).
+    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            base: RouterConfiguration = RouterConfiguration())
         throws(RouterConfigurationError) -> RouterConfiguration
     {
-        var configuration = RouterConfiguration()
+        var configuration = base
         if let file {
             try ConfigurationFile.apply(path: file, to: &configuration)
         }

@@ -36,6 +36,10 @@ public struct RouterLimits: Sendable, Equatable {
     /// The same bound in bytes of event text (a signal is up to 8 KiB): about 1 MiB per
     /// connection at most; broadcast events share their text between connections.
     public var missedEventBytesPerConnection = 1 << 20
+    /// Browser subscriber offers (`subscribe` with `sdp: true`) the router keeps waiting
+    /// for their `subscriberAnswer`, router-wide; the next such subscribe gets 1605. Each
+    /// is a few KiB; an offer is freed by its answer, the unsubscribe or the connection's end.
+    public var pendingSDPOffers = 1000
 
     /// The defaults above.
     public init() {}
@@ -47,6 +51,7 @@ public struct RouterLimits: Sendable, Equatable {
         if connectionsPerAddress < 1 { return ("connectionsPerAddress", "must be at least 1") }
         if signalsPerSecond < 1 { return ("signalsPerSecond", "must be at least 1") }
         if mediaSockets < 1 { return ("mediaSockets", "must be at least 1") }
+        if pendingSDPOffers < 1 { return ("pendingSDPOffers", "must be at least 1") }
         if missedEventsPerConnection < 1 { return ("missedEventsPerConnection", "must be at least 1") }
         if missedEventBytesPerConnection < 16_384 {
             return ("missedEventBytesPerConnection", "must be at least 16384 (two of the largest signals)")

@@ -1,3 +1,4 @@
+import Glibc
 import OTMedia
 import Synchronization
 
@@ -20,6 +21,8 @@ final class EdgeCore: Sendable {
     let receive: EdgeReceiveHandler
     let ended: EdgeLegEndedHandler?
     let stopping = Atomic<Bool>(false)
+    /// The CPU clocks of the running workers (each adds its own as it starts).
+    let workerClocks = Mutex<[clockid_t]>([])
 
     init(configuration: MediaEdgeConfiguration, context: DTLSContext, clock: any MediaClock,
          ended: EdgeLegEndedHandler?, receive: @escaping EdgeReceiveHandler) {
@@ -40,7 +43,7 @@ final class EdgeCore: Sendable {
         }
     }
 
-    /// Frees what a removed or expired leg holds: its admission slot, its SSL object and
+    /// Frees what a removed leg holds: its admission slot, its SSL object and
     /// its SRTP sessions. Takes the leg's locks briefly.
     func tearDown(_ leg: EdgeLeg) {
         leg.state.withLock { state in

@@ -45,8 +45,13 @@ public struct EdgeCounters: Sendable, Equatable {
     public var mediaDelivered = 0
     /// RTP and RTCP packets protected and sent by `send`.
     public var mediaSent = 0
-    /// Legs removed because ICE consent lapsed (RFC 7675).
-    public var legsExpired = 0
+    /// Times a leg's ICE consent lapsed (RFC 7675: no valid check for `consentTimeout`).
+    /// The leg stays registered; nothing is sent to it until consent returns.
+    public var consentLapses = 0
+    /// Times a valid check restored a lapsed leg's consent (sending resumed).
+    public var consentRestored = 0
+    /// Packets `send` refused because the leg's consent had lapsed (`.consentLapsed`).
+    public var mediaWithheld = 0
 
     /// All zero.
     public init() {}
@@ -62,7 +67,8 @@ final class EdgeCounterSet: Sendable {
     let handshakesStarted = Atomic<Int>(0), handshakesCompleted = Atomic<Int>(0), handshakesFailed = Atomic<Int>(0)
     let handshakesTimedOut = Atomic<Int>(0), handshakesRefused = Atomic<Int>(0)
     let srtpAuthFailures = Atomic<Int>(0), mediaWithoutLeg = Atomic<Int>(0), mediaDelivered = Atomic<Int>(0)
-    let mediaSent = Atomic<Int>(0), legsExpired = Atomic<Int>(0)
+    let mediaSent = Atomic<Int>(0), consentLapses = Atomic<Int>(0), consentRestored = Atomic<Int>(0)
+    let mediaWithheld = Atomic<Int>(0)
 
     /// Every field, read one by one (relaxed: a snapshot, not a transaction).
     var snapshot: EdgeCounters {
@@ -86,7 +92,9 @@ final class EdgeCounterSet: Sendable {
         c.mediaWithoutLeg = mediaWithoutLeg.load(ordering: .relaxed)
         c.mediaDelivered = mediaDelivered.load(ordering: .relaxed)
         c.mediaSent = mediaSent.load(ordering: .relaxed)
-        c.legsExpired = legsExpired.load(ordering: .relaxed)
+        c.consentLapses = consentLapses.load(ordering: .relaxed)
+        c.consentRestored = consentRestored.load(ordering: .relaxed)
+        c.mediaWithheld = mediaWithheld.load(ordering: .relaxed)
         return c
     }
 }

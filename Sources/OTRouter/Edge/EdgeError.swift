@@ -13,6 +13,9 @@ public enum EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownLeg
     /// The leg has no SRTP keys yet (ICE or DTLS not finished) or lost them.
     case notConnected
+    /// The leg's ICE consent lapsed (no valid check for `consentTimeout`, RFC 7675): nothing
+    /// is sent to it until its peer's next valid check restores consent.
+    case consentLapsed
     /// The packet is larger than the edge's buffers (`MediaEdgeConfiguration.maximumPacketBytes`).
     case packetTooLarge(Int)
     /// libsrtp refused to protect the packet.
@@ -32,6 +35,7 @@ public enum EdgeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .tooManyLegs(limit): "the media edge already holds its limit of \(limit) legs"
         case .unknownLeg: "no such leg on the media edge"
         case .notConnected: "the leg has no SRTP keys yet (ICE or DTLS not finished)"
+        case .consentLapsed: "the leg's ICE consent lapsed: nothing is sent to it until its peer checks again"
         case let .packetTooLarge(size): "a \(size)-byte packet does not fit the media edge's buffers"
         case let .srtp(error): "SRTP: \(error)"
         case let .transport(error): "media edge socket: \(error)"

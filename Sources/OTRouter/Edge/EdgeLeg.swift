@@ -14,10 +14,14 @@ final class EdgeLeg: Sendable {
     let description: EdgeLegDescription
     let state: Mutex<EdgeLegState>
     let sender: Mutex<EdgeLegSender>
+    /// Where this leg's traffic goes when the router forwards it itself (nil: the edge's
+    /// receive handler and `send`).
+    let sink: (any EdgeLegSink)?
 
-    init(id: EdgeLegID, description: EdgeLegDescription, agent: ICELiteAgent, packetBytes: Int) {
+    init(id: EdgeLegID, description: EdgeLegDescription, agent: ICELiteAgent, packetBytes: Int, sink: (any EdgeLegSink)? = nil) {
         self.id = id
         self.description = description
+        self.sink = sink
         state = Mutex(EdgeLegState(agent: agent))
         sender = Mutex(EdgeLegSender(packetBytes: packetBytes))
     }
@@ -40,10 +44,16 @@ struct EdgeLegState: @unchecked Sendable {
 
 /// What `EdgeLeg.sender` guards.
 struct EdgeLegSender: @unchecked Sendable {
-    /// Protects what the edge sends to the peer, once keyed.
+    /// Protects what the edge sends to the peer, once keyed (never for a leg with a sink:
+    /// the sink got the session).
     var session: SRTPSession?
+    /// True once the handshake gave keys (to `session` or to the leg's sink).
+    var keyed = false
     /// Where the peer's media goes: its ICE-selected address.
     var address: SocketAddress?
+    /// True while the leg's ICE consent is lapsed: `send` refuses it (mirrors the agent's
+    /// state, set by the timer, cleared by the check that restores consent).
+    var lapsed = false
     /// One buffer (packet + SRTP trailer room) and the batch `send` uses to send it.
     let buffers: [PacketBuffer]
     let batch: UDPMessageBatch

@@ -1,10 +1,10 @@
 import OTMedia
 
-/// Why the edge ended a leg, or its handshake, on its own; told to the router through its
+/// Why the edge ended a leg's handshake on its own; told to the router through its
 /// `EdgeLegEndedHandler` so it can tear the leg down or ask the peer to start over.
+/// Lost ICE consent is not an ending: the leg lapses (nothing sent to it) and stays
+/// registered until the router removes it; the next valid check resumes it.
 public enum EdgeLegEnding: Sendable, Equatable, CustomStringConvertible {
-    /// No valid check for `consentTimeout` (RFC 7675): the leg was removed from the edge.
-    case consentExpired
     /// The DTLS handshake failed or timed out; its transport was freed. The leg stays
     /// registered (ICE still answers) but will get no keys: the router decides what next.
     case handshakeFailed(DTLSFailure)
@@ -12,7 +12,6 @@ public enum EdgeLegEnding: Sendable, Equatable, CustomStringConvertible {
     /// A short sentence for logs.
     public var description: String {
         switch self {
-        case .consentExpired: "ICE consent expired"
         case let .handshakeFailed(failure): "DTLS handshake failed: \(failure)"
         }
     }

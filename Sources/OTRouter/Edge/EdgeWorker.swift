@@ -1,3 +1,5 @@
+import CUDP
+import Glibc
 import OTMedia
 import Synchronization
 
@@ -22,7 +24,12 @@ final class EdgeWorker: @unchecked Sendable {
     private let response: UnsafeMutableRawBufferPointer
     private var lastTick: UInt64
     /// Endings noticed under a leg's lock, told to the router once it is released.
-    private var endings: [(EdgeLegID, EdgeLegEnding)] = []
+    private var endings: [(EdgeLeg, EdgeLegEnding)] = []
+    /// Sender sessions made under a leg's lock for its sink, handed over once it is released.
+    private var keyed: [(any EdgeLegSink, SRTPSession)] = []
+    /// Sinks handed packets in this batch: told once it is done (`edgeBatchEnded`), so a
+    /// burst wakes a forwarding thread once, not per packet. Capacity kept between batches.
+    private var touched: [any EdgeLegSink] = []
 
     /// Room for answers between two flushes; a flush happens before a packet when less
     /// than `flightRoom` is left, so nothing is sent while a leg's lock is held.
@@ -51,6 +58,9 @@ final class EdgeWorker: @unchecked Sendable {
     /// The worker's loop: wait up to `pollInterval`, read batches until the socket is
     /// empty, run the timers (worker 0), until the edge stops or the socket closes.
     func run() {
+        _ = "otk-edge-\(index)".withCString { CUDP_set_thread_name($0) }  // as top -H and perf show it
+        var cpuClock = clockid_t()
+        if pthread_getcpuclockid(pthread_self(), &cpuClock) == 0 { core.workerClocks.withLock { $0.append(cpuClock) } }
         let configuration = core.configuration
         while !core.stopping.load(ordering: .relaxed) {
             let readable: Bool
@@ -66,6 +76,7 @@ final class EdgeWorker: @unchecked Sendable {
                     let now = core.clock.nanoseconds()
                     for position in 0 ..< count { handle(receiveBuffers[position], now: now) }
                     flush()
+                    endBatch()
                     if count < receiveBuffers.count { break }
                 }
             }
@@ -80,6 +91,20 @@ final class EdgeWorker: @unchecked Sendable {
     }
 
     // MARK: - Per datagram
+
+    /// One datagram `datagram` from `source` through the same path `run` takes for a batch
+    /// of one (classify, hand over, send the answers, end the batch), without reading the
+    /// socket: the seam the edge's fuzz target (`Fuzz/EdgeDatagramFuzz.swift`) drives.
+    /// Uses the first receive buffer; a datagram too large for it counts as a truncated one.
+    func handle(_ datagram: UnsafeRawBufferPointer, from source: SocketAddress, now: UInt64) {
+        let buffer = receiveBuffers[0]
+        buffer.reset()
+        buffer.isTruncated = !buffer.assign(datagram)
+        buffer.peer = source
+        handle(buffer, now: now)
+        flush()
+        endBatch()
+    }
 
     private func handle(_ buffer: PacketBuffer, now: UInt64) {
         let counters = core.counters
@@ -105,15 +130,19 @@ final class EdgeWorker: @unchecked Sendable {
         case .zrtp, .turnChannel, .unknown:
             counters.unknownPackets.add(1, ordering: .relaxed)
         }
-        if !endings.isEmpty { tellEndings() }
+        if !endings.isEmpty || !keyed.isEmpty { tellEndings() }
     }
 
     /// Hands the collected endings to the router's handler (outside every lock).
     private func tellEndings() {
+        for (sink, sender) in keyed { sink.edgeKeyed(sender: sender) }
+        keyed.removeAll()
         let told = endings
         endings.removeAll()
-        guard let ended = core.ended else { return }
-        for (leg, ending) in told { ended(leg, ending) }
+        for (leg, ending) in told {
+            leg.sink?.edgeEnded(ending)
+            core.ended?(leg.id, ending)
+        }
     }
 
     /// STUN: the leg by the USERNAME's first half, then its agent checks and answers.
@@ -139,7 +168,10 @@ final class EdgeWorker: @unchecked Sendable {
         let response = self.response
         let (result, previous) = leg.state.withLock { state in
             let previous = state.agent.selectedAddress(of: leg.id)
-            return (state.agent.handle(datagram, from: source, now: now, response: response), previous)
+            let result = state.agent.handle(datagram, from: source, now: now, response: response)
+            // Cleared under the state lock, as `tick` sets it: the two cannot cross.
+            if case let .respond(_, event) = result, event.consentRestored { leg.sender.withLock { $0.lapsed = false } }
+            return (result, previous)
         }
         switch result {
         case let .drop(reason):
@@ -154,6 +186,12 @@ final class EdgeWorker: @unchecked Sendable {
             if event.change != .checked {
                 core.registry.select(leg, address: source, previous: previous)
                 leg.sender.withLock { $0.address = source }
+                leg.sink?.edgeSelected(source)
+            }
+            if event.consentRestored {
+                // Same leg, address and keys: sending just resumes.
+                counters.consentRestored.add(1, ordering: .relaxed)
+                leg.sink?.edgeConsent(true)
             }
         }
     }
@@ -222,35 +260,44 @@ final class EdgeWorker: @unchecked Sendable {
         }
         guard let plain else { return }
         counters.mediaDelivered.add(1, ordering: .relaxed)
-        core.receive(leg.id, UnsafeRawBufferPointer(rebasing: bytes[0 ..< plain]), isRTCP)
+        let packet = UnsafeRawBufferPointer(rebasing: bytes[0 ..< plain])
+        if let sink = leg.sink {
+            sink.edgeReceived(packet, isRTCP: isRTCP, receivedAt: buffer.receiveTimestamp)
+            if touched.last !== sink { touched.append(sink) }
+        } else {
+            core.receive(leg.id, packet, isRTCP)
+        }
     }
 
     // MARK: - Timers (worker 0)
 
-    /// Consent expiry, DTLS retransmissions and handshake deadlines for every leg at `now`.
+    /// Consent lapses, DTLS retransmissions and handshake deadlines for every leg at `now`.
+    /// A lapsed leg stays registered with its DTLS/SRTP state (RFC 7675 only asks to stop
+    /// sending): `send` refuses it and its sink is told, until a valid check restores it.
     func tick(now: UInt64) {
         let counters = core.counters
+        var lapsed: [EdgeLeg] = []
         for leg in core.registry.all() {
             if outCount > Self.outCapacity - Self.flightRoom { flush() }
-            let expired: Bool = leg.state.withLock { state in
-                if !state.agent.expire(now: now).isEmpty { return true }
-                guard let dtls = state.dtls, let due = dtls.nextTimeout(now: now), due <= now else { return false }
+            leg.state.withLock { state in
+                if !state.agent.lapse(now: now).isEmpty {
+                    leg.sender.withLock { $0.lapsed = true }
+                    lapsed.append(leg)
+                }
+                guard let dtls = state.dtls, let due = dtls.nextTimeout(now: now), due <= now else { return }
                 let change = dtls.handleTimeout(now: now)
                 if let address = state.agent.selectedAddress(of: leg.id) {
                     for position in 0 ..< dtls.outgoingCount { queue(dtls.outgoingDatagram(position), to: address) }
                 }
                 if let change { apply(change, to: &state, leg: leg) }
-                return false
-            }
-            if expired {
-                counters.legsExpired.add(1, ordering: .relaxed)
-                core.registry.remove(leg)
-                core.tearDown(leg)
-                endings.append((leg.id, .consentExpired))
             }
         }
         flush()
-        if !endings.isEmpty { tellEndings() }
+        for leg in lapsed {
+            counters.consentLapses.add(1, ordering: .relaxed)
+            leg.sink?.edgeConsent(false)
+        }
+        if !endings.isEmpty || !keyed.isEmpty { tellEndings() }
     }
 
     // MARK: - Helpers
@@ -270,7 +317,12 @@ final class EdgeWorker: @unchecked Sendable {
                 return
             }
             state.receiver = receiver
-            leg.sender.withLock { $0.session = sender }
+            // One party protects with these keys: the sink when the router forwards the leg.
+            if let sink = leg.sink { keyed.append((sink, sender)) }
+            leg.sender.withLock { slot in
+                slot.keyed = true
+                if leg.sink == nil { slot.session = sender }
+            }
             counters.handshakesCompleted.add(1, ordering: .relaxed)
         case let .failed(reason):
             core.releaseAdmission(&state)
@@ -281,7 +333,7 @@ final class EdgeWorker: @unchecked Sendable {
             } else {
                 counters.handshakesFailed.add(1, ordering: .relaxed)
             }
-            endings.append((leg.id, .handshakeFailed(reason)))
+            endings.append((leg, .handshakeFailed(reason)))
         case .closed:
             core.releaseAdmission(&state)
             state.dtls = nil
@@ -310,6 +362,13 @@ final class EdgeWorker: @unchecked Sendable {
         guard buffer.assign(bytes) else { return }
         buffer.peer = address
         outCount += 1
+    }
+
+    /// Tells every sink handed packets since the last call that the batch is over.
+    private func endBatch() {
+        guard !touched.isEmpty else { return }
+        for sink in touched { sink.edgeBatchEnded() }
+        touched.removeAll(keepingCapacity: true)
     }
 
     /// Sends the queued answers with one `sendmmsg`.

@@ -1,3 +1,4 @@
+import Glibc
 import OTMedia
 import Synchronization
 
@@ -16,8 +17,11 @@ import Synchronization
 /// `send(leg:rtp:)` protects and sends to the selected address.
 ///
 /// Worker 0 runs the timers every `tickInterval` of the edge's clock: ICE consent (a leg
-/// without a valid check for `consentTimeout` is removed, counted), DTLS retransmissions,
-/// and the handshake bound (an unfinished handshake is freed, counted).
+/// without a valid check for `consentTimeout` lapses: counted, nothing is sent to it, but
+/// it stays registered with its address and keys until `remove`, and its peer's next valid
+/// check resumes it; memory stays bounded because the router removes a leg when signaling
+/// says its client left), DTLS retransmissions, and the handshake bound (an unfinished
+/// handshake is freed, counted).
 ///
 /// Registering and removing legs never stops or restarts a worker; it takes the
 /// registry's short lookup lock only. Everything hostile is dropped and counted
@@ -40,8 +44,8 @@ public final class MediaEdge: Sendable {
     /// Binds `configuration.workerCount` sockets to `configuration.address` and starts one
     /// worker thread per socket. `receive` gets every unprotected RTP and RTCP packet (on a
     /// worker thread); `clock` drives consent, retransmission and handshake timers (tests
-    /// pass a `ManualClock`); `ended` hears of legs whose consent expired and handshakes
-    /// that failed or timed out. Throws `EdgeError.transport` when the port cannot be bound,
+    /// pass a `ManualClock`); `ended` hears of handshakes that failed or timed out
+    /// (not of lapsed consent: see `hasConsent`). Throws `EdgeError.transport` when the port cannot be bound,
     /// `.dtls` when no certificate can be made, `.thread` when a worker cannot start.
     public init(configuration: MediaEdgeConfiguration = MediaEdgeConfiguration(), certificate: DTLSCertificate? = nil,
                 clock: any MediaClock = SystemMediaClock(), ended: EdgeLegEndedHandler? = nil,
@@ -105,6 +109,20 @@ public final class MediaEdge: Sendable {
     /// The certificate's fingerprint, for the router's `a=fingerprint`.
     public var fingerprint: DTLSFingerprint { certificate.fingerprint }
 
+    /// CPU time (user + system) the worker threads have used so far, nanoseconds; read
+    /// while the edge runs (a stopped worker's clock is gone). Cost: one `clock_gettime`
+    /// per worker.
+    public var workerCPUNanoseconds: UInt64 {
+        guard !core.stopping.load(ordering: .relaxed) else { return 0 }
+        return core.workerClocks.withLock { clocks in
+            clocks.reduce(0) { total, clock in
+                var time = timespec()
+                guard clock_gettime(clock, &time) == 0 else { return total }
+                return total + UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+            }
+        }
+    }
+
     /// Workers (and sockets) sharing the port.
     public var workerCount: Int { sockets.count }
 
@@ -112,14 +130,16 @@ public final class MediaEdge: Sendable {
     /// Its consent clock starts now. Throws `.duplicateLeg` (id or local ufrag taken),
     /// `.tooManyLegs`, or `.invalidDescription` (a local ufrag over 32 bytes). Cost: an ICE
     /// agent, a one-packet send buffer and three table inserts; no worker is disturbed.
-    public func register(_ id: EdgeLegID, _ description: EdgeLegDescription) throws(EdgeError) {
+    /// With a `sink`, the leg's packets, keys, address and ending go to it (see
+    /// `EdgeLegSink`) instead of the receive handler and `send`.
+    public func register(_ id: EdgeLegID, _ description: EdgeLegDescription, sink: (any EdgeLegSink)? = nil) throws(EdgeError) {
         var agent = ICELiteAgent(maximumLegs: 1, consentTimeoutNanoseconds: configuration.consentTimeout)
         do {
             try agent.register(id, local: description.local, remoteUfrag: description.remoteUfrag, now: core.clock.nanoseconds())
         } catch {
             throw .invalidDescription("\(error)")
         }
-        let leg = EdgeLeg(id: id, description: description, agent: agent, packetBytes: configuration.maximumPacketBytes)
+        let leg = EdgeLeg(id: id, description: description, agent: agent, packetBytes: configuration.maximumPacketBytes, sink: sink)
         try core.registry.insert(leg)
     }
 
@@ -141,14 +161,25 @@ public final class MediaEdge: Sendable {
         core.registry.leg(id: id)?.sender.withLock { $0.address }
     }
 
-    /// True once leg `id` has SRTP keys from its handshake.
-    public func isConnected(_ id: EdgeLegID) -> Bool {
-        core.registry.leg(id: id)?.sender.withLock { $0.session != nil } ?? false
+    /// Whether leg `id` has ICE consent (false when unknown or lapsed): whether the edge
+    /// sends to it. Cost: a registry lookup and the leg's send lock.
+    public func hasConsent(_ id: EdgeLegID) -> Bool {
+        guard let leg = core.registry.leg(id: id) else { return false }
+        return !leg.sender.withLock { $0.lapsed }
     }
+
+    /// True once leg `id` has SRTP keys from its handshake (kept here or handed to its sink).
+    public func isConnected(_ id: EdgeLegID) -> Bool {
+        core.registry.leg(id: id)?.sender.withLock { $0.keyed } ?? false
+    }
+
+    /// The socket sends go out of (worker 0's, on the shared port): a router forwarding a
+    /// leg itself sends its batches from it (a `UDPSocket` send is safe from any thread).
+    public var sendSocket: UDPSocket { sockets[0] }
 
     /// Protects the RTP packet `rtp` with leg `id`'s keys and sends it to the leg's selected
     /// address from the shared port. Throws `.unknownLeg`, `.notConnected`,
-    /// `.packetTooLarge`, `.srtp` or `.transport`. Thread-safe (one leg's sends are
+    /// `.consentLapsed` (counted in `mediaWithheld`), `.packetTooLarge`, `.srtp` or `.transport`. Thread-safe (one leg's sends are
     /// serialized by its send lock). Cost: one copy, one libsrtp call, one `sendmmsg`.
     public func send(leg id: EdgeLegID, rtp: UnsafeRawBufferPointer) throws(EdgeError) {
         try send(id, rtp, isRTCP: false)
@@ -170,6 +201,7 @@ public final class MediaEdge: Sendable {
         guard packet.count <= configuration.maximumPacketBytes else { throw .packetTooLarge(packet.count) }
         let socket = sockets[0]
         let failure: EdgeError? = leg.sender.withLock { sender in
+            guard !sender.lapsed else { return .consentLapsed }
             guard let session = sender.session, let address = sender.address else { return .notConnected }
             let buffer = sender.buffers[0]
             buffer.reset()
@@ -190,7 +222,10 @@ public final class MediaEdge: Sendable {
             }
             return nil
         }
-        if let failure { throw failure }
+        if let failure {
+            if failure == .consentLapsed { core.counters.mediaWithheld.add(1, ordering: .relaxed) }
+            throw failure
+        }
         core.counters.mediaSent.add(1, ordering: .relaxed)
     }
 }

@@ -49,7 +49,7 @@ public final class RouterLog: Sendable {
                       Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(spec.tv_nsec / 1_000_000))
     }
 
-    private static func writeStandardError(_ line: String) {
+    @Sendable private static func writeStandardError(_ line: String) {
         var line = line
         line.withUTF8 { bytes in
             var offset = 0

@@ -35,6 +35,8 @@ final class ForwardingGroup: Sendable {
     /// The encodings (bit = spatial index) a keyframe should be asked of the publisher
     /// for (a new subscriber, a PLI/FIR, a spatial switch, video back on).
     let keyframeWanted = Atomic<UInt8>(0)
+    /// The individual archive's recorder of this stream, if one is recording it.
+    let recording = RecorderSlot()
     /// Where audio-fallback decisions go (set by the router; read on an event only).
     private let qualityHandler = Mutex<SubscriberQualityHandler?>(nil)
     /// Events leave the forwarding thread through this queue.
@@ -59,17 +61,26 @@ final class ForwardingGroup: Sendable {
     let sockets: SocketGauge
     /// Where the thread sends the legs it closed, to be freed elsewhere.
     let reaper: LegReaper
+    /// What the edge's workers hand this stream's edge legs (packets, wake-ups).
+    let inbox: ForwardingInbox
 
     /// A group for `publisher`, its thread started; `sockets` and `reaper` are the router's
     /// (a group on its own, as in tests and fuzz targets, gets its own). Cost: one thread, one eventfd.
-    init(publisher: PublisherLeg, sockets: SocketGauge = SocketGauge(), reaper: LegReaper = LegReaper()) throws(MediaError) {
+    /// `inbox` carries the edge legs' packets (the publisher's link must use the same);
+    /// a router without an edge passes an empty one.
+    init(publisher: PublisherLeg, sockets: SocketGauge = SocketGauge(), reaper: LegReaper = LegReaper(),
+         inbox: ForwardingInbox = ForwardingInbox(capacity: 0)) throws(MediaError) {
         self.publisher = publisher
         self.sockets = sockets
         self.reaper = reaper
+        self.inbox = inbox
         let handler = ForwardingHandler(group: self, subscribers: [])
         do {
-            let thread = try PipelineThread(name: "otk-sfu-fwd", sockets: [publisher.socket], handler: handler)
+            // An edge publisher has no socket here: its packets come through the inbox.
+            let thread = try PipelineThread(name: "otk-sfu-fwd", sockets: publisher.ownsSocket ? [publisher.socket] : [],
+                                            handler: handler)
             state.withLock { $0.thread = thread }
+            inbox.attach(thread)
         } catch {
             throw MediaError(.networkFailure, "cannot start the forwarding thread of \(publisher.streamId): \(error)")
         }
@@ -116,21 +127,18 @@ final class ForwardingGroup: Sendable {
             return (first ? state.subscribers : [], state.thread)
         }
         thread?.stop()  // joined: nothing uses the legs any more
+        inbox.attach(nil)
         var closing = legs + legTable.take().leaving
+        reaper.expect(closing.count)
         for leg in closing { close(leg) }
         reaper.release(&closing)
-        if publisher.socket.fileDescriptor >= 0 {
-            publisher.socket.close()
-            sockets.closed()
-        }
+        publisher.closeOwnSocket(sockets)
     }
 
     /// Closes a leg that no thread uses any more: its buffers back to its pool, its socket.
     func close(_ leg: SubscriberLeg) {
         leg.releaseAll()
-        guard leg.socket.fileDescriptor >= 0 else { return }
-        leg.socket.close()
-        sockets.closed()
+        leg.closeOwnSocket(sockets)
     }
 
     /// Turns each kind on or off for one subscriber leg (atomic stores the forwarding
@@ -194,6 +202,7 @@ final class ForwardingGroup: Sendable {
     /// Counters plus what the subscribers' reports say and the thread's CPU time.
     func snapshot() -> ForwardingCounters {
         var c = counters.snapshot()
+        c.packetsDropped += inbox.dropped.load(ordering: .relaxed)
         let legs = state.withLock { $0.subscribers }
         for leg in legs {
             c.reportedPacketsLost += leg.reportedLost.load(ordering: .relaxed)

@@ -7,8 +7,6 @@ import OTMedia
 /// encoding's SSRC), at most one round per `keyframeInterval`, whoever asked for them.
 extension ForwardingHandler {
 
-    func wokenUp(now: UInt64) {}
-
     func runTimers(now: UInt64) -> UInt64? {
         if now >= nextReport {
             sendReceiverReport(now: now)
@@ -25,6 +23,10 @@ extension ForwardingHandler {
         if now >= nextProbe { nextProbe = sendProbes(now: now) }
         var deadline = min(nextReport, nextFeedback, nextAdaptation, nextProbe)
         if let due = sendUpstreamNACKs(now: now) { deadline = min(deadline, due) }
+        // An archive recorder waiting for a keyframe (its start, a lost frame) asks like a subscriber.
+        if let recorder, recorder.needsKeyframe, !publisher.encodingSSRCs.isEmpty {
+            group.requestKeyframe(encoding: publisher.encodingSSRCs.count - 1)
+        }
         if publisher.videoSSRC != nil, group.keyframeWanted.load(ordering: .relaxed) != 0, publisher.address != nil {
             let allowed = publisher.lastKeyframeRequest == 0 ? now : publisher.lastKeyframeRequest + Self.keyframeInterval
             if now >= allowed {
@@ -51,7 +53,7 @@ extension ForwardingHandler {
             if count > 0 {
                 let built = NACKPair.build(lost: UnsafeBufferPointer(rebasing: upstreamNACKScratch[0..<count]), into: upstreamNACKPairs)
                 let pairs = RTCPList(UnsafeBufferPointer(rebasing: upstreamNACKPairs[0..<built.pairs]))
-                let media = publisher.encodingSSRCs[index]
+                let media = publisher.sourceSSRC(publisher.encodingSSRCs[index])
                 if sendToPublisher({ writer throws(RTCPError) in
                     try writer.append(ReceiverReport(ssrc: ssrc))
                     try writer.append(SourceDescription(ssrc: ssrc, cname: publisher.cname))
@@ -74,17 +76,19 @@ extension ForwardingHandler {
             try writer.append(ReceiverReport(ssrc: ssrc))
             try writer.append(SourceDescription(ssrc: ssrc, cname: publisher.cname))
             for index in encodings.indices where wanted & (1 << UInt8(index)) != 0 {
-                try writer.append(PictureLossIndication(senderSSRC: ssrc, mediaSSRC: encodings[index]))
+                try writer.append(PictureLossIndication(senderSSRC: ssrc, mediaSSRC: publisher.sourceSSRC(encodings[index])))
             }
         }
     }
 
     /// Transport-wide feedback about what the publisher sent since the last one (RFC 5506
     /// reduced-size compound: the feedback alone), built by `TransportFeedbackRecorder`.
+    /// Its media SSRC is one the publisher really sends (`feedbackMediaSSRC`): Chrome hands
+    /// a feedback to its congestion control only when it names one of its own SSRCs.
     private func sendTransportFeedback(now: UInt64) {
         guard publisher.address != nil else { return }
         let ssrc = publisher.routerSSRC
-        let media = publisher.videoSSRC ?? publisher.audioSSRC ?? 0
+        let media = feedbackMediaSSRC()
         // A backlog (more than one feedback holds) goes out in a few at once.
         for _ in 0..<4 where publisher.arrivals.isDue(now: now) {
             let size = publisher.arrivals.buildFeedback(senderSSRC: ssrc, mediaSSRC: media, now: now, into: feedbackScratch)
@@ -96,18 +100,34 @@ extension ForwardingHandler {
         }
     }
 
-    /// RR + SDES to the publisher with a block per stream it has sent (RFC 3550 6.4.2).
-    private func sendReceiverReport(now: UInt64) {
-        var blocks = (ReportBlock(ssrc: 0), ReportBlock(ssrc: 0))
-        var count = 0
-        if publisher.videoSeen, let ssrc = publisher.videoSSRC {
-            blocks.0 = block(ssrc: ssrc, &publisher.videoStatistics, note: publisher.videoReportNote, now: now)
-            count = 1
+    /// The media SSRC a transport-wide feedback names, as the publisher knows it: the
+    /// smallest video encoding heard (a browser's learned layer SSRC; a simulcast browser
+    /// may never send the full one, whose SSRC it alone knows until it does), else the
+    /// audio, else the full-size video. O(encodings ≤ 3).
+    func feedbackMediaSSRC() -> UInt32 {
+        for index in publisher.encodingSSRCs.indices where publisher.encodingStatistics[index].packetsReceived > 0 {
+            return publisher.sourceSSRC(publisher.encodingSSRCs[index])
         }
-        if publisher.audioSeen, let ssrc = publisher.audioSSRC {
-            let audio = block(ssrc: ssrc, &publisher.audioStatistics, note: publisher.audioReportNote, now: now)
-            if count == 0 { blocks.0 = audio } else { blocks.1 = audio }
-            count += 1
+        return publisher.audioSSRC ?? publisher.videoSSRC ?? 0
+    }
+
+    /// RR + SDES to the publisher with a block per stream it has sent (RFC 3550 6.4.2):
+    /// each video encoding heard (every simulcast layer, under the SSRC the publisher sends
+    /// it with) and the audio; at most 4 blocks, built on the stack.
+    private func sendReceiverReport(now: UInt64) {
+        var blocks = (ReportBlock(ssrc: 0), ReportBlock(ssrc: 0), ReportBlock(ssrc: 0), ReportBlock(ssrc: 0))
+        var count = 0
+        withUnsafeMutableBytes(of: &blocks) { raw in
+            let slots = raw.baseAddress!.assumingMemoryBound(to: ReportBlock.self)
+            for index in publisher.encodingSSRCs.indices.prefix(3) where publisher.encodingStatistics[index].packetsReceived > 0 {
+                slots[count] = block(ssrc: publisher.sourceSSRC(publisher.encodingSSRCs[index]), &publisher.encodingStatistics[index],
+                                     note: publisher.encodingReportNotes[index], now: now)
+                count += 1
+            }
+            if publisher.audioSeen, let ssrc = publisher.audioSSRC {
+                slots[count] = block(ssrc: ssrc, &publisher.audioStatistics, note: publisher.audioReportNote, now: now)
+                count += 1
+            }
         }
         let ssrc = publisher.routerSSRC
         withUnsafeBytes(of: &blocks) { raw in

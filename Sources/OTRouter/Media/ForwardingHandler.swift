@@ -1,5 +1,6 @@
 import Glibc
 import OTMedia
+import OTRecording
 
 /// The forwarding thread of one published stream: its publisher leg's socket (index 0)
 /// and its subscriber legs' sockets (index 1...), polled by one `PipelineThread`.
@@ -40,6 +41,14 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// The legs forwarded to, in socket order (index 1...); replaced at a wake-up when the
     /// group's membership changed (`LegTable`).
     private(set) var subscribers: [SubscriberLeg]
+    /// The subscriber legs with a socket of their own, in socket order after the
+    /// publisher's (edge legs are not polled: their packets come through the inbox).
+    private var polled: [SubscriberLeg] = []
+    /// Whether socket index 0 is the publisher's (false for an edge publisher).
+    private let publisherPolled: Bool
+    /// The inbox's packets and tags while the thread handles them (swapped, not copied).
+    private var inboxBuffers: [PacketBuffer] = []
+    private var inboxTags: [UInt32] = []
     let counters: GroupCounters
     private let receivePool = PacketBufferPool(initialCount: ForwardingHandler.receiveBatch, bufferSize: 2048, headroom: 0)
     private var receiveBuffers: [PacketBuffer] = []
@@ -58,12 +67,20 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     let upstreamNACKPairs = UnsafeMutableBufferPointer<NACKPair>.allocate(capacity: 64)
     /// What each layer of the stream costs, measured here.
     var meter = LayerMeter()
+    /// The archive recorder fed from this thread (`RecorderSlot`), and the slot's
+    /// generation it was taken at.
+    var recorder: StreamRecorder?
+    private var recorderSeen: UInt64 = 0
 
     init(group: ForwardingGroup, subscribers: [SubscriberLeg]) {
         self.group = group
         publisher = group.publisher
         counters = group.counters
         self.subscribers = subscribers
+        publisherPolled = group.publisher.ownsSocket
+        polled = subscribers.filter(\.ownsSocket)
+        inboxBuffers.reserveCapacity(256)
+        inboxTags.reserveCapacity(256)
         for _ in 0..<Self.receiveBatch { if let buffer = receivePool.take() { receiveBuffers.append(buffer) } }
         single.reserveCapacity(1)
     }
@@ -88,6 +105,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// Called on the thread after each wake-up; a short lock, never per packet.
     func updatedSockets() -> [UDPSocket]? {
         var (next, leaving) = group.legTable.take()
+        group.reaper.expect(leaving.count)  // counted before their sockets close
         for leg in leaving { group.close(leg) }
         guard let list = next else {
             group.reaper.release(&leaving)
@@ -96,10 +114,111 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         next = nil
         subscribers = list
         group.reaper.release(&leaving)  // freeing SRTP sessions is slow: not on this thread
-        var sockets = [publisher.socket]
-        sockets.reserveCapacity(list.count + 1)
-        for leg in list { sockets.append(leg.socket) }
+        polled = list.filter(\.ownsSocket)
+        takeEdgeChanges()  // a new edge leg's keys may have come before the list did
+        var sockets: [UDPSocket] = publisherPolled ? [publisher.socket] : []
+        sockets.reserveCapacity(polled.count + 1)
+        for leg in polled { sockets.append(leg.socket) }
         return sockets
+    }
+
+    // MARK: - Edge legs
+
+    /// Rounds of inbox packets one wake-up handles before the thread looks at its sockets
+    /// and timers (it wakes itself to come back).
+    static let inboxRounds = 64
+
+    /// Keys, addresses and packets the edge's workers handed over since the last wake-up:
+    /// each packet is handled as if read from the leg's socket and unprotected, then the
+    /// legs' queues go out and the buffers go back to the inbox. Drains again until the
+    /// inbox is empty (the workers wake the thread only once it found it empty), at most
+    /// `inboxRounds` times.
+    func wokenUp(now: UInt64) {
+        takeEdgeChanges()
+        var rounds = 0
+        while drainInbox(now: rounds == 0 ? now : MonotonicClock.nanoseconds()) {
+            rounds += 1
+            if rounds == Self.inboxRounds {
+                group.inbox.ring()  // packets may wait: come back after the sockets and timers
+                return
+            }
+        }
+    }
+
+    /// One round of `wokenUp`: false when the inbox was empty (the thread may sleep).
+    private func drainInbox(now: UInt64) -> Bool {
+        group.inbox.drain(into: &inboxBuffers, tags: &inboxTags)
+        guard !inboxBuffers.isEmpty else { return false }
+        for position in inboxBuffers.indices {
+            let buffer = inboxBuffers[position], tag = inboxTags[position]
+            if tag == 0 {
+                if publisher.edge != nil { fromEdgePublisher(buffer, now: now) } else { bad() }
+            } else if let leg = subscribers.first(where: { $0.edge?.tag == tag }) {
+                fromEdgeSubscriber(leg, buffer, now: now)
+            } else {
+                bad()  // a leg that left meanwhile
+            }
+        }
+        for leg in subscribers {
+            if !leg.outgoing.isEmpty { flush(leg, now: now) }
+            if !leg.resend.isEmpty { flushResends(leg) }
+        }
+        inboxTags.removeAll(keepingCapacity: true)
+        group.inbox.recycle(&inboxBuffers)
+        return true
+    }
+
+    /// Moves parked keys and addresses into the edge legs; a leg that can now be reached
+    /// (or moved) asks for a keyframe, as a socket leg's first authenticated datagram does.
+    private func takeEdgeChanges() {
+        if publisher.takeEdgeChanges() { group.requestKeyframe() }
+        for leg in subscribers where leg.edge != nil && leg.takeEdgeChanges() {
+            if leg.hasVideo, leg.takesVideo.load(ordering: .relaxed) { group.requestKeyframe(encoding: leg.route.spatial) }
+        }
+    }
+
+    /// A packet from an edge publisher, already unprotected by the edge.
+    private func fromEdgePublisher(_ buffer: PacketBuffer, now: UInt64) {
+        let length = buffer.length
+        switch PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes)) {
+        case .rtp where length >= 12:
+            GroupCounters.bump(counters.packetsIn)
+            GroupCounters.bump(counters.bytesIn, by: UInt64(length))
+            if publisher.ingress != nil {
+                // A browser's numbering becomes the router's, in place (`BrowserIngressMap`).
+                switch publisher.ingress!.rewrite(buffer.bytes.baseAddress!, length: length) {
+                case .forward(let rewritten): buffer.setLength(rewritten)
+                case .probe:
+                    recordTransportArrival(buffer, now: now)
+                    GroupCounters.bump(counters.probesReceived)
+                    return
+                case .drop:
+                    // It arrived: the browser's congestion control must hear so, or it
+                    // reads the packet as lost (Chrome's RTX probes on a layer not yet
+                    // learned collapsed its estimate to 84 kbps).
+                    recordTransportArrival(buffer, now: now)
+                    GroupCounters.bump(counters.unknownSSRCPackets)
+                    GroupCounters.bump(counters.packetsDropped)
+                    return
+                }
+            }
+            forwardRTP(buffer, now: now)
+        case .rtcp:
+            GroupCounters.bump(counters.packetsIn)
+            GroupCounters.bump(counters.bytesIn, by: UInt64(length))
+            publisher.ingress?.rewriteSenderReports(buffer.bytes.baseAddress!, length: length)
+            fromPublisherRTCP(UnsafeRawBufferPointer(buffer.bytes), now: now)
+        default:
+            bad()
+        }
+    }
+
+    /// An RTCP packet from an edge subscriber, already unprotected by the edge.
+    private func fromEdgeSubscriber(_ leg: SubscriberLeg, _ buffer: PacketBuffer, now: UInt64) {
+        guard PacketClassifier.classify(UnsafeRawBufferPointer(buffer.bytes)) == .rtcp else { return bad() }
+        GroupCounters.bump(counters.packetsIn)
+        GroupCounters.bump(counters.bytesIn, by: UInt64(buffer.length))
+        fromSubscriberRTCP(leg, UnsafeRawBufferPointer(buffer.bytes), now: now)
     }
 
     func pipelineStopped(now: UInt64) {
@@ -110,7 +229,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     // MARK: - Receive
 
     func socketReadable(_ index: Int, now: UInt64) {
-        if index == 0 {
+        let first = publisherPolled ? 1 : 0
+        if index == 0 && publisherPolled {
             for _ in 0..<8 {
                 guard let result = try? publisher.socket.receive(into: receiveBuffers, batch: receiveMessages),
                       case .processed(let count) = result, count > 0 else { break }
@@ -118,8 +238,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                 for leg in subscribers where !leg.outgoing.isEmpty { flush(leg, now: now) }
                 if count < Self.receiveBatch { break }
             }
-        } else if index <= subscribers.count {
-            let leg = subscribers[index - 1]
+        } else if index >= first, index - first < polled.count {
+            let leg = polled[index - first]
             for _ in 0..<4 {
                 guard let result = try? leg.socket.receive(into: receiveBuffers, batch: receiveMessages),
                       case .processed(let count) = result, count > 0 else { break }
@@ -162,12 +282,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         let ssrc = WireBytes.be32(base, 8)
         let sequence = WireBytes.be16(base, 2)
         let timestamp = WireBytes.be32(base, 4)
-        if let offset = RTPInPlace.transportSequenceOffset(base, length) {
-            // The kernel's arrival time (UDPSocket), so the publisher's delay-based estimate
-            // does not see this thread's scheduling.
-            let arrival = buffer.receiveTimestamp != 0 ? buffer.receiveTimestamp : now
-            publisher.arrivals.record(transportSequence: WireBytes.be16(base, offset), arrivalNanoseconds: arrival)
-        }
+        recordTransportArrival(buffer, now: now)
         if ssrc == RTPProbe.ssrc || base.load(fromByteOffset: 1, as: UInt8.self) & 0x7F == RTPProbe.payloadType {
             GroupCounters.bump(counters.probesReceived)  // recorded for feedback, never forwarded
             return
@@ -178,7 +293,16 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         if let s = publisher.encoding(of: ssrc) {
             encoding = s
             if let parsed = VP8Fields(base, length) { fields = parsed }
-            switch publisher.gaps[s].received(sequence, now: now) {
+            let arrival = publisher.gaps[s].received(sequence, now: now)
+            if arrival != .stale {
+                // A repair counts as received too (else the receiver reports call it lost and
+                // the publisher's loss-based control backs off); a duplicate does not (a
+                // browser's RTX probes resend old packets: the loss would go negative).
+                publisher.encodingStatistics[s].record(sequence: sequence, rtpTimestamp: timestamp, bytes: length,
+                                                       arrivalNanoseconds: now)
+            }
+            if arrival != .stale, s == publisher.encodingSSRCs.count - 1 { record(.video, buffer, now: now) }
+            switch arrival {
             case .inOrder: break
             case .repaired: return forwardLate(buffer, encoding: s, fields: fields, now: now)
             case .stale:
@@ -194,10 +318,6 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             }
             meter.addVideo(encoding: s, temporal: fields.temporalLayer, bytes: length, frameStart: frameStart)
             if !publisher.videoSeen { publisher.videoSeen = true }
-            if ssrc == publisher.videoSSRC {
-                publisher.videoStatistics.record(sequence: sequence, rtpTimestamp: timestamp, bytes: length,
-                                                 arrivalNanoseconds: now)
-            }
         } else if ssrc == publisher.audioSSRC {
             publisher.audioSeen = true
             publisher.audioStatistics.record(sequence: sequence, rtpTimestamp: timestamp, bytes: length,
@@ -209,6 +329,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                 GroupCounters.bump(counters.mutedAudioDropped)
                 return
             }
+            record(.audio, buffer, now: now)  // force-muted audio is not recorded either
         } else {
             GroupCounters.bump(counters.unknownSSRCPackets)
             GroupCounters.bump(counters.packetsDropped)
@@ -255,6 +376,27 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         }
     }
 
+    /// Hands a publisher packet (plaintext, the router's numbering) to the archive
+    /// recorder, if one records this stream: one atomic load, and with a recorder one
+    /// non-blocking copy into its ring (a full ring drops the packet there, not here).
+    @inline(__always)
+    private func record(_ track: RecordingTrack, _ buffer: PacketBuffer, now: UInt64) {
+        group.recording.refresh(&recorderSeen, &recorder)
+        guard let recorder else { return }
+        recorder.enqueue(track, rtp: UnsafeRawBufferPointer(buffer.bytes), arrivalNanoseconds: now)
+    }
+
+    /// Records a publisher packet's transport-wide number, if it has one, for the feedback.
+    @inline(__always)
+    private func recordTransportArrival(_ buffer: PacketBuffer, now: UInt64) {
+        let base = buffer.bytes.baseAddress!
+        guard let offset = RTPInPlace.transportSequenceOffset(base, buffer.length) else { return }
+        // The kernel's arrival time (UDPSocket), so the publisher's delay-based estimate
+        // does not see this thread's scheduling.
+        let arrival = buffer.receiveTimestamp != 0 ? buffer.receiveTimestamp : now
+        publisher.arrivals.record(transportSequence: WireBytes.be16(base, offset), arrivalNanoseconds: arrival)
+    }
+
     /// A video packet that filled a hole (the publisher answered the router's NACK, or it
     /// came reordered): each leg that forwarded its frame gets it under the numbers the
     /// frame went out with (then it is in the leg's history for the subscriber's NACKs);
@@ -286,7 +428,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     func send(_ out: PacketBuffer, on leg: SubscriberLeg, to address: SocketAddress, kind: SentPacketKind, now: UInt64) {
         let wire = TransportSequenceNumbers.wire(leg.adaptation.transport.next)
         let numbered = RTPInPlace.setTransportSequence(out, wire)
-        guard let protected = try? leg.sender.protect(out.writableBytes, length: out.length) else {
+        guard let sender = leg.sender, let protected = try? sender.protect(out.writableBytes, length: out.length) else {
             leg.pool.release(out)
             GroupCounters.bump(counters.packetsDropped)
             return
@@ -309,8 +451,12 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             let encoding = publisher.encoding(of: report.ssrc) ?? -1
             let isVideo = encoding >= 0
             guard isVideo || report.ssrc == publisher.audioSSRC else { continue }
-            if report.ssrc == publisher.videoSSRC {
-                publisher.videoReportNote = (report.ntpTimestamp.middle32, now)
+            if let recorder, isVideo ? encoding == publisher.encodingSSRCs.count - 1 : true {
+                recorder.enqueueSenderReport(isVideo ? .video : .audio, ntpTimestamp: report.ntpTimestamp,
+                                             rtpTimestamp: report.rtpTimestamp, arrivalNanoseconds: now)
+            }
+            if isVideo {
+                publisher.encodingReportNotes[encoding] = (report.ntpTimestamp.middle32, now)
             } else if report.ssrc == publisher.audioSSRC {
                 publisher.audioReportNote = (report.ntpTimestamp.middle32, now)
             }
@@ -347,7 +493,11 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             // A newly heard subscriber (or one back on a new path) starts with a keyframe.
             group.requestKeyframe(encoding: leg.route.spatial)
         }
-        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length])
+        fromSubscriberRTCP(leg, UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length]), now: now)
+    }
+
+    /// A subscriber's plain RTCP compound: reports, transport feedback, NACK, PLI/FIR.
+    private func fromSubscriberRTCP(_ leg: SubscriberLeg, _ bytes: UnsafeRawBufferPointer, now: UInt64) {
         guard let compound = try? RTCPCompoundPacket(validating: bytes) else { return bad() }
         var packets = compound.makeIterator()
         while let packet = packets.next() {
@@ -466,14 +616,14 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// A protected RTCP compound for `leg` in one of its pooled buffers, or nil.
     func rtcp(_ leg: RouterLeg, to address: SocketAddress, reducedSize: Bool = false,
               _ build: (inout RTCPCompoundWriter) throws(RTCPError) -> Void) -> PacketBuffer? {
-        guard let buffer = leg.pool.take() else { return nil }
+        guard let sender = leg.sender, let buffer = leg.pool.take() else { return nil }
         let region = buffer.writableBytes
         var writer = RTCPCompoundWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: region[0..<(region.count - SRTPProfile.maxTrailer)]),
                                          reducedSize: reducedSize)
         do {
             try build(&writer)
             let length = try writer.finish().count
-            buffer.setLength(try leg.sender.protectRTCP(region, length: length))
+            buffer.setLength(try sender.protectRTCP(region, length: length))
         } catch {
             leg.pool.release(buffer)
             return nil

@@ -23,13 +23,19 @@ final class LegReaper: Sendable {
     private let waiting = Atomic<Int>(0)
     private let trimScheduled = Atomic<Bool>(false)
 
-    /// Takes `legs` (closed, used by no thread any more) and frees them on the reaper's
-    /// queue; `legs` is left empty.
+    /// Counts `count` legs as awaiting release before their owner closes them, so
+    /// `legsWaiting` never reads 0 while a closed leg (its socket already gone) has not
+    /// reached `release` yet. Every `expect` is followed by a `release` of those legs.
+    func expect(_ count: Int) {
+        if count > 0 { waiting.add(count, ordering: .relaxed) }
+    }
+
+    /// Takes `legs` (closed, used by no thread any more, counted by `expect`) and frees
+    /// them on the reaper's queue; `legs` is left empty.
     func release(_ legs: inout [SubscriberLeg]) {
         guard !legs.isEmpty else { return }
         let parcel = Parcel(legs)
         legs = []
-        waiting.add(parcel.legs.count, ordering: .relaxed)
         queue.async { [self] in
             let count = parcel.legs.count
             parcel.legs.removeAll()

@@ -1,4 +1,5 @@
 import OTMedia
+import OTRecording
 import OTSignaling
 
 /// The router's media plane (the SFU) as its signaling plane drives it. Every media leg
@@ -27,6 +28,13 @@ public protocol MediaForwarding: AnyObject, Sendable {
     /// encodings (`PublishRequest.simulcastLayers`): the returned leg's `videoSSRC` is the
     /// full-size encoding's, `simulcastSSRCs` the smaller ones', largest first.
     func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int) throws(MediaError) -> WireMediaLeg
+    /// As above, for a client that sent its ICE/DTLS `transport`: a media plane with a
+    /// one-port edge opens an edge leg (no key in the reply); nil: as above.
+    func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int,
+                      transport: WireTransport?) throws(MediaError) -> WireMediaLeg
+    /// As `addSubscriber(subscriberId:streamId:audio:video:)` with the client's `transport`.
+    func addSubscriber(subscriberId: String, streamId: String, audio: Bool, video: Bool,
+                       transport: WireTransport?) throws(MediaError) -> WireMediaLeg
     /// Hands one subscriber's preferredResolution / preferredFrameRate to its leg's layer
     /// selection (nil or ≤ 0: no preference). Unknown ids are ignored.
     func setPreferences(subscriberId: String, width: Int?, height: Int?, frameRate: Double?)
@@ -36,6 +44,9 @@ public protocol MediaForwarding: AnyObject, Sendable {
     /// The publisher's subscriberAudioFallbackEnabled for `streamId`: false means the
     /// router never turns that stream's video off for a subscriber (layers still adapt).
     func setSubscriberAudioFallback(streamId: String, enabled: Bool)
+    /// Sets who hears of legs the media plane ended by itself (an edge leg's handshake
+    /// failed), once each is removed; nil: nobody.
+    func setLegEndedHandler(_ handler: MediaLegEndedHandler?)
     /// Totals over every leg since the router started.
     var totals: ForwardingCounters { get }
     /// The UDP sockets the media plane has open now (one per leg), for the router's
@@ -44,9 +55,40 @@ public protocol MediaForwarding: AnyObject, Sendable {
     /// The counters of one published stream (its publisher leg and everything forwarded
     /// from it), nil if unknown.
     func counters(streamId: String) -> ForwardingCounters?
+    /// Opens a browser publisher's edge leg from its JSEP offer and returns the leg and the
+    /// router's answer (see `MediaRouter+Browser`). Throws `BrowserSDPError`.
+    func addBrowserPublisher(streamId: String, offer: String) throws(BrowserSDPError) -> BrowserPublisherLeg
+    /// Makes the router's offer to a browser subscriber of `streamId` and keeps it pending
+    /// (at most `pendingLimit` router-wide) until `answerBrowserSubscriber`; removed by
+    /// `removeSubscriber`. Throws `BrowserSDPError`.
+    func offerBrowserSubscriber(subscriberId: String, streamId: String, audio: Bool, video: Bool,
+                                pendingLimit: Int) throws(BrowserSDPError) -> String
+    /// Reads the browser's answer to its pending offer and opens its edge leg.
+    func answerBrowserSubscriber(subscriberId: String, answer: String) throws(BrowserSDPError)
+    /// Feeds `recorder` (nil: none) from `streamId`'s forwarding thread: its plaintext RTP
+    /// and sender reports, a PLI while the recorder needs a keyframe. False if no such
+    /// stream is forwarded. The caller finishes the recorder. Cost: a lookup and a short lock.
+    func setRecorder(streamId: String, _ recorder: StreamRecorder?) -> Bool
 }
 
 extension MediaForwarding {
+    /// A media plane that cannot record: false (no stream takes a recorder).
+    public func setRecorder(streamId: String, _ recorder: StreamRecorder?) -> Bool { false }
+
+    /// Media planes without an edge: SDES legs only; a `transport` is refused.
+    public func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int,
+                             transport: WireTransport?) throws(MediaError) -> WireMediaLeg {
+        guard transport == nil else { throw MediaError(.invalidArgument, "this media plane has no one-port edge") }
+        return try addPublisher(streamId: streamId, audio: audio, video: video, simulcastLayers: simulcastLayers)
+    }
+
+    /// Media planes without an edge: SDES legs only; a `transport` is refused.
+    public func addSubscriber(subscriberId: String, streamId: String, audio: Bool, video: Bool,
+                              transport: WireTransport?) throws(MediaError) -> WireMediaLeg {
+        guard transport == nil else { throw MediaError(.invalidArgument, "this media plane has no one-port edge") }
+        return try addSubscriber(subscriberId: subscriberId, streamId: streamId, audio: audio, video: video)
+    }
+
     /// Media planes without simulcast open one encoding.
     public func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int) throws(MediaError) -> WireMediaLeg {
         try addPublisher(streamId: streamId, audio: audio, video: video)
@@ -58,8 +100,27 @@ extension MediaForwarding {
     /// Media planes without audio fallback report nothing.
     public func setSubscriberQualityHandler(_ handler: SubscriberQualityHandler?) {}
 
+    /// Media planes without an edge end no leg by themselves.
+    public func setLegEndedHandler(_ handler: MediaLegEndedHandler?) {}
+
     /// Media planes without audio fallback have nothing to switch.
     public func setSubscriberAudioFallback(streamId: String, enabled: Bool) {}
+
+    /// Media planes without an edge take no SDP: `.unavailable`.
+    public func addBrowserPublisher(streamId: String, offer: String) throws(BrowserSDPError) -> BrowserPublisherLeg {
+        throw BrowserSDPError(.unavailable, "this media plane takes no SDP")
+    }
+
+    /// Media planes without an edge take no SDP: `.unavailable`.
+    public func offerBrowserSubscriber(subscriberId: String, streamId: String, audio: Bool, video: Bool,
+                                       pendingLimit: Int) throws(BrowserSDPError) -> String {
+        throw BrowserSDPError(.unavailable, "this media plane takes no SDP")
+    }
+
+    /// Media planes without an edge take no SDP: `.unavailable`.
+    public func answerBrowserSubscriber(subscriberId: String, answer: String) throws(BrowserSDPError) {
+        throw BrowserSDPError(.unavailable, "this media plane takes no SDP")
+    }
     /// Media planes that open no sockets of their own report none.
     public var openSockets: Int { 0 }
 }
@@ -122,6 +183,15 @@ public struct ForwardingCounters: Sendable, Equatable {
     public var transportFeedbacksOut: UInt64 = 0
     /// CPU time (user + system) the forwarding threads have used, nanoseconds.
     public var forwardingCPUNanoseconds: UInt64 = 0
+    /// Edge legs the edge ended on its own (DTLS handshake failed or timed out), removed
+    /// as if their client had left. Lapsed ICE consent is not an ending.
+    public var edgeLegsEnded: UInt64 = 0
+    /// Sends the forwarding threads skipped because the edge leg's ICE consent had lapsed
+    /// (RFC 7675; counted per skipped address lookup: a packet, an RTCP report or a probe).
+    public var edgeSendsWithheld: UInt64 = 0
+    /// Publish/subscribe requests whose `transport` was refused (bad ICE credentials or
+    /// fingerprint, or no edge): answered with the failed-leg error.
+    public var edgeTransportsRejected: UInt64 = 0
 
     /// All zero.
     public init() {}

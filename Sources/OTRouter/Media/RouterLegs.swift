@@ -3,27 +3,59 @@ import OTMedia
 import OTSignaling
 import Synchronization
 
+/// How a router leg reaches its client.
+enum LegEndpoint {
+    /// Its own UDP socket bound to this address, with random SRTP keys handed to the
+    /// client in the leg (SDES). Kept for clients that send no `transport` (older ones);
+    /// it goes once every client is on the edge.
+    case socket(bind: SocketAddress)
+    /// The router's one-port edge: ICE-lite + DTLS there, keys from the handshake, no
+    /// socket of its own (`sendSocket` is the edge's; `port` and `transport` go in the leg).
+    case edge(EdgeLink, sendSocket: UDPSocket, port: Int, transport: WireTransport)
+}
+
 /// What every router leg has: its socket, its SRTP sessions (one per direction, fresh
 /// random keys), its pool and the client's address once a datagram authenticated.
+/// An edge leg (`edge` set) has no socket of its own: the edge unprotects what the client
+/// sends, the sender session arrives from its DTLS handshake, its address from ICE, and it
+/// sends from the edge's port.
 ///
 /// Threads: built on the control thread, then used by exactly one forwarding thread at a
 /// time (a group stops its thread before it starts the next one), so the mutable state
 /// needs no lock; `@unchecked Sendable` for that hand-over. The reported figures at the
 /// bottom are atomics that the control plane reads.
 class RouterLeg: @unchecked Sendable {
-    /// One UDP port on the router.
+    /// The socket this leg's packets leave from: its own UDP port, or for an edge leg the
+    /// edge's shared port (never polled nor closed by the leg's group).
     let socket: UDPSocket
-    /// Checks what the client sends (keys = the leg's `clientKey`).
-    let receiver: SRTPSession
-    /// Protects what the router sends (keys = the leg's `routerKey`).
-    let sender: SRTPSession
+    /// Set on a leg of the one-port edge.
+    let edge: EdgeLink?
+    /// Checks what the client sends (keys = the leg's `clientKey`); nil on an edge leg
+    /// (the edge unprotects).
+    let receiver: SRTPSession?
+    /// Protects what the router sends (keys = the leg's `routerKey`, or on an edge leg the
+    /// DTLS-exported keys, set by the forwarding thread once the handshake connected).
+    var sender: SRTPSession?
+    /// An edge leg's ICE-selected address (forwarding thread only).
+    var edgeAddress: SocketAddress?
     /// Buffers for what this leg sends (and, for subscribers, its retransmission history).
     let pool: PacketBufferPool
     /// What the client is told about this leg.
     let wire: WireMediaLeg
     /// The client's address: learned from the first authenticated datagram, moved to a
     /// new source only after its probation (`LegAddressGuard`).
-    var address: SocketAddress? { addressGuard.address }
+    /// An edge leg's: its ICE-selected address once its keys arrived, and nil while its
+    /// ICE consent is lapsed (RFC 7675: send nothing; every caller about to send skips the
+    /// leg, so each such read is counted as withheld).
+    var address: SocketAddress? {
+        guard let edge else { return addressGuard.address }
+        guard sender != nil, let edgeAddress else { return nil }
+        if edge.lapsed.load(ordering: .relaxed) {
+            edge.withheld.count.add(1, ordering: .relaxed)
+            return nil
+        }
+        return edgeAddress
+    }
     /// Decides when the address moves (forwarding thread only).
     var addressGuard = LegAddressGuard()
     /// The sender SSRCs the client may use (forwarding thread only).
@@ -33,9 +65,30 @@ class RouterLeg: @unchecked Sendable {
     /// The router's SDES CNAME bytes, kept for the leg's lifetime.
     let cname: UnsafeRawBufferPointer
 
-    init(bindingTo bind: SocketAddress, host: String, profile: SRTPProfile, pool: PacketBufferPool,
+    init(endpoint: LegEndpoint, host: String, profile: SRTPProfile, pool: PacketBufferPool,
          audioSSRC: UInt32?, videoSSRC: UInt32?, simulcastSSRCs: [UInt32]? = nil, log: RouterLog? = nil) throws(MediaError) {
         self.log = log
+        let bytes = Array("otkit-router".utf8)
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        storage.copyBytes(from: bytes)
+        cname = UnsafeRawBufferPointer(storage)
+        self.pool = pool
+        let bind: SocketAddress
+        switch endpoint {
+        case let .edge(link, sendSocket, port, transport):
+            socket = sendSocket
+            edge = link
+            receiver = nil
+            sender = nil
+            var leg = WireMediaLeg(host: host, port: port, profile: profile.rfcName, clientKey: nil, routerKey: nil,
+                                   audioSSRC: audioSSRC, videoSSRC: videoSSRC, simulcastSSRCs: simulcastSSRCs)
+            leg.transport = transport
+            wire = leg
+            return
+        case let .socket(address):
+            bind = address
+        }
+        edge = nil
         let clientKeys = SRTPKeyMaterial.random(profile: profile)
         let routerKeys = SRTPKeyMaterial.random(profile: profile)
         do {
@@ -50,14 +103,30 @@ class RouterLeg: @unchecked Sendable {
             socket.close()
             throw MediaError(.invalidArgument, "SRTP \(profile): \(error)")
         }
-        self.pool = pool
         wire = WireMediaLeg(host: host, port: Int(socket.localAddress.port), profile: profile.rfcName,
                             clientKey: clientKeys.base64, routerKey: routerKeys.base64,
                             audioSSRC: audioSSRC, videoSSRC: videoSSRC, simulcastSSRCs: simulcastSSRCs)
-        let bytes = Array("otkit-router".utf8)
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-        storage.copyBytes(from: bytes)
-        cname = UnsafeRawBufferPointer(storage)
+    }
+
+    /// Whether the leg has a UDP socket of its own (polled by its group, closed with it).
+    var ownsSocket: Bool { edge == nil }
+
+    /// Closes the leg's own socket once (an edge leg has none) and takes it off `gauge`.
+    func closeOwnSocket(_ gauge: SocketGauge) {
+        guard edge == nil, socket.fileDescriptor >= 0 else { return }
+        socket.close()
+        gauge.closed()
+    }
+
+    /// Takes the keys and address the edge parked for this leg (`EdgeLink`); true when
+    /// the leg became able to send (keys and address both known) or moved. Forwarding thread.
+    func takeEdgeChanges() -> Bool {
+        guard let edge, let changes = edge.takeChanges() else { return false }
+        let before = sender == nil ? nil : edgeAddress
+        if let session = changes.sender { sender = session }
+        if let moved = changes.address { edgeAddress = moved }
+        let after = sender == nil ? nil : edgeAddress
+        return after != nil && (after != before || changes.restored)
     }
 
     deinit { UnsafeMutableRawPointer(mutating: cname.baseAddress)?.deallocate() }
@@ -74,6 +143,7 @@ class RouterLeg: @unchecked Sendable {
             GroupCounters.bump(counters.unknownSSRCRefused)
             return nil
         }
+        guard let receiver else { return nil }
         let plain = isRTCP ? try? receiver.unprotectRTCP(bytes, length: length) : try? receiver.unprotect(bytes, length: length)
         if plain != nil, verdict == .trial { ssrcGate.admit(ssrc) }
         return plain
@@ -130,13 +200,17 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     /// The router's own SSRC as a receiver (its RRs and PLIs).
     let routerSSRC: UInt32
     var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
-    var videoStatistics = ReceiveStreamStatistics(clockRate: 90_000)
+    /// Per video encoding (spatial index): what the router's receiver reports say of it.
+    /// Each layer a simulcast publisher sends gets its own report block (RFC 3550 6.4.2):
+    /// a browser shows remote-inbound-rtp and measures its round trip per SSRC it sends,
+    /// and stops repeating mid/rid on a layer only once a report names it.
+    var encodingStatistics: [ReceiveStreamStatistics]
     var audioSeen = false
     var videoSeen = false
-    /// The latest sender report of the full-size video and of the audio: NTP middle 32
+    /// The latest sender report of each video encoding and of the audio: NTP middle 32
     /// bits and arrival (monotonic ns), for the LSR/DLSR of our receiver reports (RFC 3550
     /// 6.4.1), from which the publisher computes its round trip.
-    var videoReportNote: (middle32: UInt32, receivedAt: UInt64) = (0, 0)
+    var encodingReportNotes: [(middle32: UInt32, receivedAt: UInt64)]
     var audioReportNote: (middle32: UInt32, receivedAt: UInt64) = (0, 0)
     /// Whether the last video packet received ended a frame (RTP marker): the next one
     /// starts a picture, where a subscriber's video may be switched on or off.
@@ -144,26 +218,50 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     /// When the router last sent a PLI to this publisher (monotonic ns; 0 = never).
     var lastKeyframeRequest: UInt64 = 0
 
-    init(streamId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
-         audio: Bool, video: Bool, simulcastLayers: Int = 1, ssrcs: inout SSRCAllocator, log: RouterLog? = nil) throws(MediaError) {
+    /// A publisher leg on its own socket bound to `bind` (SDES keys).
+    convenience init(streamId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
+                     audio: Bool, video: Bool, simulcastLayers: Int = 1, ssrcs: inout SSRCAllocator,
+                     log: RouterLog? = nil) throws(MediaError) {
+        try self.init(streamId: streamId, endpoint: .socket(bind: bind), host: host, profile: profile, audio: audio, video: video,
+                      simulcastLayers: simulcastLayers, ssrcs: &ssrcs, log: log)
+    }
+
+    /// A browser publisher's numbering, rewritten to the router's on arrival (edge legs
+    /// negotiated by SDP; nil for native clients, which use the router's numbering).
+    var ingress: BrowserIngressMap?
+
+    /// `browserSSRCs`: the SSRCs a browser's offer announced (it chooses its own), used
+    /// instead of fresh ones (one video encoding); `ingress`: its PT / extension map.
+    init(streamId: String, endpoint: LegEndpoint, host: String, profile: SRTPProfile,
+         audio: Bool, video: Bool, simulcastLayers: Int = 1, ssrcs: inout SSRCAllocator, log: RouterLog? = nil,
+         browserSSRCs: (audio: UInt32?, video: UInt32?)? = nil, ingress: BrowserIngressMap? = nil) throws(MediaError) {
         self.streamId = streamId
-        audioSSRC = audio ? ssrcs.next() : nil
-        let layers = video ? min(max(simulcastLayers, 1), 3) : 0
+        self.ingress = ingress
+        audioSSRC = audio ? browserSSRCs?.audio ?? ssrcs.next() : nil
+        let layers = video ? (browserSSRCs?.video != nil ? 1 : min(max(simulcastLayers, 1), 3)) : 0
         var encodings: [UInt32] = []
-        for _ in 0..<layers { encodings.append(ssrcs.next()) }
+        for _ in 0..<layers { encodings.append(browserSSRCs?.video ?? ssrcs.next()) }
         encodingSSRCs = encodings
         videoSSRC = encodings.last
         encodingFrameEnded = [Bool](repeating: true, count: layers)
         gaps = [UpstreamGaps](repeating: UpstreamGaps(), count: layers)
         encodingWidth = [Int](repeating: 0, count: layers)
         encodingHeight = [Int](repeating: 0, count: layers)
+        encodingStatistics = [ReceiveStreamStatistics](repeating: ReceiveStreamStatistics(clockRate: 90_000), count: layers)
+        encodingReportNotes = [(middle32: UInt32, receivedAt: UInt64)](repeating: (0, 0), count: layers)
         routerSSRC = ssrcs.next()
         let pool = PacketBufferPool(initialCount: 48, maximumCount: 64, bufferSize: 2048, headroom: 0)
         // The wire lists the smaller encodings largest first.
         let smaller = layers > 1 ? Array(encodings.dropLast().reversed()) : nil
-        try super.init(bindingTo: bind, host: host, profile: profile, pool: pool, audioSSRC: audioSSRC, videoSSRC: videoSSRC,
+        try super.init(endpoint: endpoint, host: host, profile: profile, pool: pool, audioSSRC: audioSSRC, videoSSRC: videoSSRC,
                        simulcastSSRCs: smaller, log: log)
+        self.ingress?.adopt(layerSSRCs: encodings)
     }
+
+    /// The SSRC the publisher itself sends `ssrc` under: a browser's learned simulcast SSRC
+    /// for the router's, else `ssrc`; what RTCP to the publisher names. O(1) for native.
+    @inline(__always)
+    func sourceSSRC(_ ssrc: UInt32) -> UInt32 { ingress?.browserSSRC(for: ssrc) ?? ssrc }
 
     /// "publisher <stream id>", for the log.
     override var legName: String { "publisher \(streamId)" }
@@ -237,23 +335,32 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     /// `audio`/`video`: whether each kind is forwarded from the start; `carriesAudio` /
     /// `carriesVideo`: whether the leg has that kind at all (the publisher sends it), so
     /// the client is given its SSRC and a kind turned off can be turned back on.
-    init(subscriberId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
+    convenience init(subscriberId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
+                     audio: Bool, video: Bool, carriesAudio: Bool, carriesVideo: Bool, ssrcs: inout SSRCAllocator,
+                     log: RouterLog? = nil) throws(MediaError) {
+        try self.init(subscriberId: subscriberId, endpoint: .socket(bind: bind), host: host, profile: profile, audio: audio,
+                      video: video, carriesAudio: carriesAudio, carriesVideo: carriesVideo, ssrcs: &ssrcs, log: log)
+    }
+
+    /// As above, reaching the client through `endpoint` (its own socket or the edge).
+    init(subscriberId: String, endpoint: LegEndpoint, host: String, profile: SRTPProfile,
          audio: Bool, video: Bool, carriesAudio: Bool, carriesVideo: Bool, ssrcs: inout SSRCAllocator,
-         log: RouterLog? = nil) throws(MediaError) {
+         log: RouterLog? = nil, fixedSSRCs: (audio: UInt32, video: UInt32)? = nil) throws(MediaError) {
         self.subscriberId = subscriberId
         takesAudio = Atomic(audio)
         takesVideo = Atomic(video)
         hasVideo = carriesVideo
         route = LegVideoRoute(spatial: 0, on: video)
-        audioSSRC = ssrcs.next()
-        videoSSRC = ssrcs.next()
+        // A browser subscriber's SSRCs were chosen when its offer was made.
+        audioSSRC = fixedSSRCs?.audio ?? ssrcs.next()
+        videoSSRC = fixedSSRCs?.video ?? ssrcs.next()
         history = [PacketBuffer?](repeating: nil, count: Self.historyCapacity)
         historySentAt = [UInt64](repeating: 0, count: Self.historyCapacity)
         outgoing.reserveCapacity(ForwardingHandler.sendBatch)
         resend.reserveCapacity(ForwardingHandler.sendBatch)
         let pool = PacketBufferPool(initialCount: 128, maximumCount: Self.historyCapacity + 2 * ForwardingHandler.sendBatch + 16,
                                     bufferSize: 2048, headroom: 0)
-        try super.init(bindingTo: bind, host: host, profile: profile, pool: pool,
+        try super.init(endpoint: endpoint, host: host, profile: profile, pool: pool,
                        audioSSRC: carriesAudio ? audioSSRC : nil, videoSSRC: carriesVideo ? videoSSRC : nil, log: log)
     }
 

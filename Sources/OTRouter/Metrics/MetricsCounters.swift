@@ -7,6 +7,7 @@ final class MetricsCounters: Sendable {
     private struct Counts {
         var badTokens: [String: UInt64] = [:]
         var badMessages: UInt64 = 0
+        var sdpRejected: UInt64 = 0
         var signals: UInt64 = 0
         var restRequests: [Int: UInt64] = [:]
         var restAuthRefused: [String: UInt64] = [:]
@@ -20,6 +21,8 @@ final class MetricsCounters: Sendable {
 
     func badToken(_ reason: String) { counts.withLock { $0.badTokens[reason, default: 0] += 1 } }
     func badMessage() { counts.withLock { $0.badMessages += 1 } }
+    /// A browser's SDP refused (does not parse, too large, cannot be negotiated).
+    func sdpRejected() { counts.withLock { $0.sdpRejected += 1 } }
     func signal() { counts.withLock { $0.signals += 1 } }
     func restRequest(status: Int) { counts.withLock { $0.restRequests[status, default: 0] += 1 } }
     /// A REST call whose project JWT was refused, by reason (`expired`, `replayed`, ...).
@@ -36,6 +39,7 @@ final class MetricsCounters: Sendable {
         counts.withLock { counts in
             metrics.badTokens = counts.badTokens
             metrics.badMessages = counts.badMessages
+            metrics.sdpRejected = counts.sdpRejected
             metrics.signals = counts.signals
             metrics.restRequests = counts.restRequests
             metrics.restAuthRefused = counts.restAuthRefused

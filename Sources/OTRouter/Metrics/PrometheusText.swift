@@ -47,6 +47,8 @@ enum PrometheusText {
         metric("otkit_bad_tokens_total", "counter", "Connection tokens refused, by reason.",
                reasons.sorted { $0.key < $1.key }.map { ("{reason=\"\($0.key)\"}", String($0.value)) })
         single("otkit_bad_messages_total", "counter", "Signaling messages that did not parse.", metrics.badMessages)
+        single("otkit_sdp_rejected_total", "counter", "Browser SDP offers and answers refused (malformed, too large, not negotiable).",
+               metrics.sdpRejected)
         single("otkit_signals_total", "counter", "Signals delivered (client and REST).", metrics.signals)
         var refusals = metrics.limitRefusals
         for limit in RouterLimit.allCases where refusals[limit.rawValue] == nil { refusals[limit.rawValue] = 0 }

@@ -12,4 +12,6 @@ enum RouterLimit: String, CaseIterable, Sendable {
     case signalsPerSecond = "signals_per_second"
     /// `RouterLimits.mediaSockets` (1500 on publish, 1605 on subscribe).
     case mediaSockets = "media_sockets"
+    /// `RouterLimits.pendingSDPOffers` (1605).
+    case pendingSDPOffers = "pending_sdp_offers"
 }

@@ -18,6 +18,9 @@ public struct RouterMetrics: Sendable, Equatable {
     public var badTokens: [String: UInt64] = [:]
     /// Signaling messages that did not parse (answered with 1011).
     public var badMessages: UInt64 = 0
+    /// Browser SDP (publish offers, subscriber answers) refused: malformed, over
+    /// `SDPLimits`, or not negotiable (answered with 1500 / 1600).
+    public var sdpRejected: UInt64 = 0
     /// Signals delivered (one per signal request, whoever sent it: client or REST).
     public var signals: UInt64 = 0
     /// REST requests answered, by HTTP status.

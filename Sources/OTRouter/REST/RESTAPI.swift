@@ -16,7 +16,9 @@ struct RESTAPI {
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)  // folds `//`
         let method = request.method
-        if let asset = WebAssets.response(to: request) { return asset }  // /otkit.js, no authentication
+        if let asset = WebAssets.response(to: request) { return asset }  // /otkit.js, /room/…, no authentication
+        if let devToken = hub.devTokenResponse(to: request) { return devToken }  // /room/{id}/token (dev tokens)
+        if let file = hub.archiveFileResponse(to: request) { return file }  // /archive-file/{id}.zip (signed link)
         if method == "GET", segments == ["healthz"] { return .text(200, "ok\n") }
         if method == "GET", segments == ["metrics"] {
             return .text(200, PrometheusText.render(hub.metrics()), contentType: PrometheusText.contentType)
@@ -39,6 +41,13 @@ struct RESTAPI {
             if expected == "*" { captures.append(actual) } else if expected != actual { return nil }
         }
         return captures
+    }
+
+    /// An archive's JSON with its signed download link on the host the client asked.
+    private func archiveBody(_ archive: ArchiveRecord, _ request: HTTPRequest) -> JSONValue {
+        let scheme = hub.configuration.tlsCertificatePath == nil ? "http" : "https"
+        let url = hub.archiveLinkPath(archive).flatMap { path in request.headers["host"].map { "\(scheme)://\($0)\(path)" } }
+        return RESTBodies.archive(archive, url: url)
     }
 
     private func failure(_ error: RESTError) -> HTTPResponse { .json(error.status, RESTBodies.error(error).text) }
@@ -68,11 +77,25 @@ struct RESTAPI {
         if archiveMode == .always && relayed {
             return failure(RESTError(400, "A session with always archive mode must also have the routed media mode."))
         }
+        let e2ee: Bool
+        switch form["e2ee"] ?? "false" {
+        case "true": e2ee = true
+        case "false": e2ee = false
+        case let other: return failure(RESTError(400, "e2ee must be true or false, not \(other)"))
+        }
+        // End-to-end encryption needs the media router (OpenTok: routed sessions only), and
+        // an archive cannot read the media it would record.
+        if e2ee && relayed {
+            return failure(RESTError(400, "A session with end-to-end encryption must also have the routed media mode."))
+        }
+        if e2ee && archiveMode == .always {
+            return failure(RESTError(400, "A session with end-to-end encryption cannot have always archive mode."))
+        }
         let sessionId: String
         do {
             sessionId = try hub.createSession(apiKey: apiKey, relayed: relayed, archiveMode: archiveMode,
                                               archiveName: form["archiveName"], archiveResolution: form["archiveResolution"],
-                                              location: form["location"] ?? "")
+                                              location: form["location"] ?? "", e2ee: e2ee)
         } catch {
             return failure(RESTError(400, "cannot create the session: \(error.description)"))
         }
@@ -178,7 +201,7 @@ struct RESTAPI {
             }
             archiveRequest.resolution = body["resolution"] as? String
             switch hub.startArchive(apiKey: apiKey, archiveRequest) {
-            case .success(let archive): return ok(RESTBodies.archive(archive))
+            case .success(let archive): return ok(archiveBody(archive, request))
             case .failure(let error): return failure(error)
             }
         }
@@ -187,16 +210,16 @@ struct RESTAPI {
             let count = request.queryValue("count").flatMap(Int.init) ?? 50
             guard offset >= 0, (0...1000).contains(count) else { return failure(RESTError(400, "offset ≥ 0 and count 0...1000")) }
             let list = hub.listArchives(apiKey: apiKey, sessionId: request.queryValue("sessionId"), offset: offset, count: count)
-            return ok(RESTBodies.list(count: list.total, list.items.map(RESTBodies.archive)))
+            return ok(RESTBodies.list(count: list.total, list.items.map { archiveBody($0, request) }))
         }
         if method == "GET", let ids = match(["*"], rest) {
             let archiveId = ids[0]
             guard let archive = hub.archive(apiKey: apiKey, archiveId: archiveId) else { return failure(RESTError(404, "Archive not found")) }
-            return ok(RESTBodies.archive(archive))
+            return ok(archiveBody(archive, request))
         }
         if method == "POST", let ids = match(["*", "stop"], rest) {
             switch hub.stopArchive(apiKey: apiKey, archiveId: ids[0]) {
-            case .success(let archive): return ok(RESTBodies.archive(archive))
+            case .success(let archive): return ok(archiveBody(archive, request))
             case .failure(let error): return failure(error)
             }
         }

@@ -15,17 +15,19 @@ enum RESTBodies {
     }
 
     /// An archive. `createdAt` in milliseconds and `partnerId` are what the Python SDK needs;
-    /// `url` is null and `size` 0 because no file is written (`reason` says so).
-    static func archive(_ archive: ArchiveRecord) -> JSONValue {
-        let duration = archive.stoppedAt.map { ($0 - archive.createdAt) / 1000 } ?? 0
+    /// `url` (the signed download link) once the archive is `available`, else null; `size`
+    /// the ZIP's bytes; `reason` why it failed (or that composed archives are not recorded).
+    static func archive(_ archive: ArchiveRecord, url: String? = nil) -> JSONValue {
+        let duration = archive.durationSeconds.map(Int64.init) ?? archive.stoppedAt.map { ($0 - archive.createdAt) / 1000 } ?? 0
+        let reason = archive.reason ?? (archive.outputMode == "composed" ? ArchiveRecord.composedReason : "")
         return .object([
             ("id", .string(archive.id)), ("status", .string(archive.status)), ("name", .optional(archive.name)),
             ("sessionId", .string(archive.sessionId)), ("projectId", projectId(archive.apiKey)),
-            ("partnerId", projectId(archive.apiKey)), ("createdAt", .int(archive.createdAt)), ("size", .int(0)),
+            ("partnerId", projectId(archive.apiKey)), ("createdAt", .int(archive.createdAt)), ("size", .int(Int64(archive.size))),
             ("duration", .int(duration)), ("hasAudio", .bool(archive.hasAudio)), ("hasVideo", .bool(archive.hasVideo)),
             ("outputMode", .string(archive.outputMode)), ("streamMode", .string(archive.streamMode)),
-            ("resolution", .string(archive.resolution)), ("url", .null), ("streams", .array([])),
-            ("reason", .string(ArchiveRecord.reason)),
+            ("resolution", .string(archive.resolution)), ("url", .optional(url)), ("streams", .array([])),
+            ("reason", .string(reason)),
         ])
     }
 

@@ -1,7 +1,9 @@
+import Foundation
 import OTSignaling
 
-/// Archives: REST start/stop with events to every client. No recording is written yet,
-/// so an archive goes started → stopped and never claims a file.
+/// Archives: REST start/stop with events to every client. An individual archive records
+/// each stream (`SessionHub+IndividualArchives`) and goes started → stopped → available
+/// (or failed); a composed one is not recorded yet and goes started → stopped.
 extension SessionHub {
     /// What `POST /archive` asks for.
     struct ArchiveRequest {
@@ -14,7 +16,7 @@ extension SessionHub {
         var resolution: String?
     }
 
-    /// Starts an archive: 404 unknown session, 409 relayed or already recording, 400 no
+    /// Starts an archive: 404 unknown session, 409 relayed, end-to-end encrypted or already recording, 400 no
     /// client connected.
     func startArchive(apiKey: String, _ request: ArchiveRequest) -> Result<ArchiveRecord, RESTError> {
         perform {
@@ -25,6 +27,9 @@ extension SessionHub {
             guard session.apiKey == apiKey else { return .failure(RESTError(404, "Session not found")) }
             guard !session.relayed else {
                 return .failure(RESTError(409, "Archiving needs a routed session; this session is relayed (p2p.preference=enabled)"))
+            }
+            guard !session.e2ee else {
+                return .failure(RESTError(409, "Archiving is not available for a session with end-to-end encryption: the media server cannot read its media"))
             }
             guard session.activeArchiveId == nil else { return .failure(RESTError(409, "Session is already being recorded")) }
             guard !session.connections.isEmpty else {
@@ -43,6 +48,7 @@ extension SessionHub {
         archives[archive.id] = archive
         archiveOrder.append(archive.id)
         session.activeArchiveId = archive.id
+        if archive.outputMode == "individual" { beginIndividualRecording(archive, in: session) }
         broadcast(.archiveStarted(WireArchive(id: archive.id, name: archive.name ?? "")), in: session)
         log.log(.info, "archive.started", session: session.id, ["archive": archive.id])
         return archive
@@ -55,6 +61,7 @@ extension SessionHub {
         archive.stoppedAt = Self.nowMilliseconds()
         archives[archiveId] = archive
         if session.activeArchiveId == archiveId { session.activeArchiveId = nil }
+        finishIndividualRecording(archiveId)
         broadcast(.archiveStopped(archiveId: archiveId), in: session)
         log.log(.info, "archive.stopped", session: session.id, ["archive": archiveId])
     }
@@ -93,6 +100,13 @@ extension SessionHub {
             guard archive.status != "started" else { return RESTError(409, "Archive is in started state: stop it first") }
             archives[archiveId] = nil
             archiveOrder.removeAll { $0 == archiveId }
+            if let path = archive.filePath {
+                let directory = String(path.dropLast(4))  // `<dir>/<id>.zip` and `<dir>/<id>/`
+                afterUnlock {
+                    try? FileManager.default.removeItem(atPath: path)
+                    try? FileManager.default.removeItem(atPath: directory)
+                }
+            }
             return nil
         }
     }

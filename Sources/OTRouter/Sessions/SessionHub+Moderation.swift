@@ -23,7 +23,7 @@ extension SessionHub {
     func muteStream(_ streamId: String, in session: inout SessionRecord) -> Bool {
         guard let stream = session.streams[streamId] else { return false }
         session.streams[streamId]!.muted = true
-        if !session.relayed { media.setAudioMuted(streamId: streamId, true) }
+        if stream.routed { media.setAudioMuted(streamId: streamId, true) }
         sendEvent(.muteForced(streamId: streamId, active: true), to: stream.wire.connectionId, in: session)
         log.log(.info, "stream.muted", session: session.id, ["stream": streamId])
         return true
@@ -47,7 +47,7 @@ extension SessionHub {
         session.muteAllExcluded = []
         for streamId in session.streamOrder where session.streams[streamId]!.muted {
             session.streams[streamId]!.muted = false
-            if !session.relayed { media.setAudioMuted(streamId: streamId, false) }
+            if session.streams[streamId]!.routed { media.setAudioMuted(streamId: streamId, false) }
         }
         broadcast(.muteForced(streamId: nil, active: false), in: session)
         log.log(.info, "session.unmuted", session: session.id)

@@ -41,6 +41,10 @@ final class SessionHub: @unchecked Sendable {
     var detached: [String: String] = [:]
     var archives: [String: ArchiveRecord] = [:]
     var archiveOrder: [String] = []
+    /// The recorders of the running individual archives, by archive id.
+    var recordings: [String: IndividualRecording] = [:]
+    /// Signs and checks archive download links.
+    let archiveLinks = ArchiveLinkSigner()
     var issues: [String: IssueRecord] = [:]
     var issueOrder: [String] = []
     private var outbox: [Action] = []
@@ -63,6 +67,7 @@ final class SessionHub: @unchecked Sendable {
         self.log = log
         self.counters = counters
         installQualityHandler()
+        installLegEndedHandler()
     }
 
     /// Runs `body` under the lock, then performs the actions it queued.
@@ -138,15 +143,16 @@ final class SessionHub: @unchecked Sendable {
 
     /// Mints a session for `apiKey` (which must be configured).
     func createSession(apiKey: String, relayed: Bool, archiveMode: ArchiveMode = .manual, archiveName: String? = nil,
-                       archiveResolution: String? = nil, location: String = "") throws(OTSignalingError) -> String {
+                       archiveResolution: String? = nil, location: String = "", e2ee: Bool = false) throws(OTSignalingError) -> String {
         let created = Self.nowMilliseconds()
         let id = try OpenTokSessionID.create(apiKey: apiKey, location: location, createTimeMilliseconds: created).rawValue
         perform {
             sessions[id] = SessionRecord(id: id, apiKey: apiKey, relayed: relayed, archiveMode: archiveMode,
-                                         archiveName: archiveName, archiveResolution: archiveResolution, createdAt: created)
+                                         archiveName: archiveName, archiveResolution: archiveResolution, createdAt: created,
+                                         e2ee: e2ee)
         }
         log.log(.info, "session.created", session: id, ["apiKey": apiKey, "mediaMode": relayed ? "relayed" : "routed",
-                                                         "archiveMode": archiveMode.rawValue])
+                                                         "archiveMode": archiveMode.rawValue, "e2ee": e2ee ? "true" : "false"])
         return id
     }
 
@@ -169,13 +175,14 @@ final class SessionHub: @unchecked Sendable {
         guard let stream = session.streams.removeValue(forKey: streamId) else { return }
         session.streamOrder.removeAll { $0 == streamId }
         session.muteAllExcluded.remove(streamId)
+        archiveStreamLeft(streamId, in: session)
         let publisher = stream.wire.connectionId
         session.connections[publisher]?.streams.removeAll { $0 == streamId }
         for (subscriberId, subscription) in session.subscriptions where subscription.streamId == streamId {
             session.subscriptions[subscriberId] = nil
             session.connections[subscription.connectionId]?.subscriptions.remove(subscriberId)
         }
-        if !session.relayed {  // closes its subscriber legs too, joining the stream's thread: not under the lock
+        if stream.routed {  // closes its subscriber legs too, joining the stream's thread: not under the lock
             let media = media
             afterUnlock { media.removePublisher(streamId: streamId) }
         }
@@ -191,8 +198,9 @@ final class SessionHub: @unchecked Sendable {
         for streamId in connection.streams { removeStream(streamId, from: &session, reason: reason) }
         var relayedStreams: Set<String> = []
         for subscriberId in connection.subscriptions {
-            if !session.relayed { removeLegLater(subscriberId) }
-            if let gone = session.subscriptions.removeValue(forKey: subscriberId), session.relayed { relayedStreams.insert(gone.streamId) }
+            let gone = session.subscriptions.removeValue(forKey: subscriberId)
+            if gone?.routed ?? !session.relayed { removeLegLater(subscriberId) }
+            if let gone, !gone.routed { relayedStreams.insert(gone.streamId) }
         }
         // Its subscriptions no longer count toward relayed publishers' limits.
         for streamId in relayedStreams.sorted() { relayedPreferencesChanged(streamId: streamId, in: &session) }

@@ -56,6 +56,10 @@ struct StreamRecord {
     /// those revoked since (never handed out again: the publisher refuses them).
     var relayedReceivers: Set<UInt32> = []
     var revokedReceivers: Set<UInt32> = []
+    /// The router carries its media (a leg and a forwarding group): every stream of a
+    /// routed session, and a browser's in a relayed one (a browser cannot meet native
+    /// peers directly). False: a relayed publisher's own leg, which the router never sees.
+    var routed = true
 }
 
 /// One subscription: `connectionId` receives `streamId`.
@@ -70,6 +74,9 @@ struct SubscriptionRecord {
     var preferences: SubscriberPreferences?
     /// Relayed sessions: the SSRC its keys were derived from (unique per stream).
     var relayedReceiverSSRC: UInt32? = nil
+    /// The router holds a leg for it (its stream is `StreamRecord.routed`); false: the
+    /// subscriber receives straight from a relayed publisher.
+    var routed = true
 }
 
 /// How a session archives, from `POST /session/create`.
@@ -87,6 +94,9 @@ struct SessionRecord {
     let archiveName: String?
     let archiveResolution: String?
     let createdAt: Int64
+    /// Created with `e2ee=true`: media is end-to-end encrypted (clients are told at
+    /// connect; archiving is refused).
+    var e2ee = false
     var connections: [String: ConnectionRecord] = [:]
     /// Connection ids in join order.
     var connectionOrder: [String] = []
@@ -107,7 +117,7 @@ struct SessionRecord {
     /// Whether a connect could adopt it again exactly as it is (routed, manual archiving,
     /// no archive settings, no mute state, nothing recording), so removing it loses nothing.
     var isReadoptable: Bool {
-        !relayed && archiveMode == .manual && archiveName == nil && archiveResolution == nil && !muteAll
+        !relayed && !e2ee && archiveMode == .manual && archiveName == nil && archiveResolution == nil && !muteAll
             && activeArchiveId == nil
     }
 
@@ -130,8 +140,17 @@ struct ArchiveRecord {
     let resolution: String
     var status: String = "started"
     var stoppedAt: Int64?
+    /// The ZIP's bytes once `available` (individual archives).
+    var size = 0
+    /// Seconds recorded, from the files once `available`; nil: from `stoppedAt`.
+    var durationSeconds: Int?
+    /// Why it is `failed`, or what a composed archive lacks.
+    var reason: String?
+    /// Where the ZIP is, once `available`.
+    var filePath: String?
 
-    static let reason = "recording is not implemented in this router: no file is written"
+    /// A composed archive's reason: the composer is not built yet.
+    static let composedReason = "composed recording is not implemented in this router yet: no file is written"
 }
 
 /// A client's issue report, kept for a person to read.

@@ -1,7 +1,8 @@
 import OTMedia
 import OTSignaling
 
-/// Relayed (peer-to-peer) sessions: the router carries no media. A publisher announces
+/// Relayed (peer-to-peer) sessions: the router carries no media of native publishers (a
+/// browser's stream is routed, `StreamRecord.routed`). A native publisher announces
 /// its own media leg (`PublishRequest.relayedLeg`), which each subscriber receives as its
 /// `media`; subscribers' preferences become one encoding limit per stream, sent to the
 /// publisher (`encodingPreferences`), since only the sender can lower what it sends.
@@ -36,7 +37,7 @@ extension SessionHub {
     /// subscription change of the stream.
     func updateEncodingLimit(streamId: String, in session: inout SessionRecord) {
         revokeEndedReceivers(streamId: streamId, in: &session)
-        guard session.relayed, let stream = session.streams[streamId] else { return }
+        guard session.relayed, let stream = session.streams[streamId], !stream.routed else { return }
         let limit = Self.aggregateEncodingLimit(streamId: streamId, subscriptions: session.subscriptions.values)
         guard limit != stream.encodingLimit else { return }
         session.streams[streamId]!.encodingLimit = limit
@@ -82,8 +83,8 @@ extension SessionHub {
     /// Cost: a few HMAC-SHA256, under the lock, once per subscribe.
     static func relayedSubscriberLeg(of stream: StreamRecord, taken: Set<UInt32>) -> WireMediaLeg? {
         guard let published = stream.relayedLeg, let profile = SRTPProfile(rfcName: published.profile),
-              let publisherSends = try? SRTPKeyMaterial(profile: profile, base64: published.routerKey),
-              let publisherReceives = try? SRTPKeyMaterial(profile: profile, base64: published.clientKey) else { return nil }
+              let publisherSends = try? SRTPKeyMaterial(profile: profile, base64: published.routerKey ?? ""),
+              let publisherReceives = try? SRTPKeyMaterial(profile: profile, base64: published.clientKey ?? "") else { return nil }
         var avoid = taken.union([0, RTPProbe.ssrc])
         if let audio = published.audioSSRC { avoid.insert(audio) }
         if let video = published.videoSSRC { avoid.insert(video) }
@@ -107,7 +108,8 @@ extension SessionHub {
         guard SRTPProfile(rfcName: leg.profile) != nil else {
             return "profile \"\(leg.profile.prefix(64))\" is not a supported SRTP profile"
         }
-        guard !leg.clientKey.isEmpty, !leg.routerKey.isEmpty, leg.clientKey.count <= 256, leg.routerKey.count <= 256 else {
+        guard let clientKey = leg.clientKey, let routerKey = leg.routerKey, !clientKey.isEmpty, !routerKey.isEmpty,
+              clientKey.count <= 256, routerKey.count <= 256 else {
             return "keys are missing or too long"
         }
         return nil

@@ -13,9 +13,11 @@ import OTSignaling
 /// moderation request, 1027 session full, 1413 signal data over 8192 bytes, 1461 bad
 /// signal type, 1500 publish/subscribe not allowed by the role or no media leg, 1520/1540
 /// force disconnect/mute by a non-moderator, 1550 signal from publisheronly or to a
-/// connection not in the session, 1604 subscribe to an unknown stream (or to your own in
-/// a relayed session; a routed one serves it like any other), 1112/1113 unknown
-/// subscriber/stream of this connection. Signals to everyone reach the sender too (as
+/// connection not in the session, 1604 subscribe to an unknown stream (or to your own
+/// relayed publisher's stream, or a browser's `sdp: true` to one; a routed stream is served
+/// like any other), 1112/1113 unknown
+/// subscriber/stream of this connection, 1600 a browser's `subscriberAnswer` that does not
+/// fit the router's offer (`SessionHub+BrowserSDP`; a good one gets no reply). Signals to everyone reach the sender too (as
 /// OpenTok's do). A force-muted stream stays muted at the SFU until its publisher
 /// announces `hasAudio: true` (the user unmuting, which OpenTok allows) or a moderator
 /// disables mute-all. A resume re-checks the token except its expiry (the resume secret
@@ -165,7 +167,8 @@ extension SessionHub {
         let archive = session.activeArchiveId.flatMap { archives[$0] }.map { WireArchive(id: $0.id, name: $0.name ?? "") }
         return ConnectedReply(connection: connection.wire, capabilities: WireCapabilities(role: connection.role), connections: others,
                               streams: streams, archive: archive, forceMuteAll: session.muteAll, resumeSecret: connection.resumeSecret,
-                              reconnectGraceMilliseconds: Int(configuration.reconnectGraceSeconds * 1000), relayed: session.relayed)
+                              reconnectGraceMilliseconds: Int(configuration.reconnectGraceSeconds * 1000), relayed: session.relayed,
+                              e2ee: session.e2ee)
     }
 
     /// Re-attaches a connection to a new socket: the others see `streamResumed` for its
@@ -251,19 +254,19 @@ extension SessionHub {
         case .subscribe(let request):
             guard me.role.canSubscribe else { return fail(1500, "unable to subscribe: the token's role \(me.role.rawValue) cannot subscribe") }
             guard let stream = session.streams[request.streamId] else { return fail(1604, "stream \(request.streamId) is not in the session") }
-            // Your own stream comes back through the SFU in a routed session; a relayed one
-            // has no media server to carry it (its publisher sends to its peers itself).
-            if session.relayed, stream.wire.connectionId == connectionId {
+            // Your own stream comes back through the SFU when the router carries it; a relayed
+            // publisher's own leg has no media server to carry it (it sends to its peers itself).
+            if !stream.routed, stream.wire.connectionId == connectionId {
                 return fail(1604, "unable to subscribe to your own stream in a relayed session: no media router carries it; use a routed session")
             }
             subscribe(request, me: me, session: &session, requestId: requestId, peer: peer, reply: reply, fail: fail)
         case .unsubscribe(let subscriberId):
             guard me.subscriptions.contains(subscriberId) else { return fail(1112, "subscriber \(subscriberId) is not this connection's") }
-            let streamId = session.subscriptions.removeValue(forKey: subscriberId)?.streamId
+            let gone = session.subscriptions.removeValue(forKey: subscriberId)
             session.connections[connectionId]!.subscriptions.remove(subscriberId)
-            if !session.relayed { removeLegLater(subscriberId) }
+            if gone?.routed ?? !session.relayed { removeLegLater(subscriberId) }
             reply(.ok)
-            if session.relayed, let streamId { relayedPreferencesChanged(streamId: streamId, in: &session) }
+            if let gone, !gone.routed { relayedPreferencesChanged(streamId: gone.streamId, in: &session) }
         case .subscriptionChanged(let change):
             guard me.subscriptions.contains(change.subscriberId), var record = session.subscriptions[change.subscriberId] else {
                 return fail(1112, "subscriber \(change.subscriberId) is not this connection's")
@@ -271,14 +274,14 @@ extension SessionHub {
             record.audio = change.subscribeToAudio ?? record.audio
             record.video = change.subscribeToVideo ?? record.video
             session.subscriptions[change.subscriberId] = record
-            if !session.relayed { media.setForwarding(subscriberId: change.subscriberId, audio: record.audio, video: record.video) }
+            if record.routed { media.setForwarding(subscriberId: change.subscriberId, audio: record.audio, video: record.video) }
             reply(.ok)
         case .subscriberPreferences(let preferences):
             guard me.subscriptions.contains(preferences.subscriberId), session.subscriptions[preferences.subscriberId] != nil else {
                 return fail(1112, "subscriber \(preferences.subscriberId) is not this connection's")
             }
             session.subscriptions[preferences.subscriberId]!.preferences = preferences
-            if session.relayed {
+            if !session.subscriptions[preferences.subscriberId]!.routed {
                 relayedPreferencesChanged(streamId: session.subscriptions[preferences.subscriberId]!.streamId, in: &session)
             } else {
                 routedPreferencesChanged(preferences)
@@ -308,7 +311,7 @@ extension SessionHub {
                 // The publisher turning its audio back on is the user unmuting, which OpenTok allows.
                 if audio, session.streams[change.streamId]!.muted {
                     session.streams[change.streamId]!.muted = false
-                    if !session.relayed { media.setAudioMuted(streamId: change.streamId, false) }
+                    if session.streams[change.streamId]!.routed { media.setAudioMuted(streamId: change.streamId, false) }
                 }
             }
             if let video = change.hasVideo { session.streams[change.streamId]!.wire.hasVideo = video }
@@ -348,6 +351,11 @@ extension SessionHub {
             if issueOrder.count > Self.issueCapacity { issues[issueOrder.removeFirst()] = nil }
             log.log(.info, "issue.reported", session: sessionId, connection: connectionId, ["issue": issue.id])
             reply(.issueReported(issueId: issue.id))
+        case .subscriberAnswer(let answer):
+            guard me.subscriptions.contains(answer.subscriberId) else {
+                return fail(1112, "subscriber \(answer.subscriberId) is not this connection's")
+            }
+            subscriberAnswered(answer, connectionId: connectionId, sessionId: sessionId, requestId: requestId, peer: peer)
         case .disconnect:
             reply(.ok)
             peers[peer.id] = nil
@@ -365,13 +373,18 @@ extension SessionHub {
             counters.limitRefused(.streamsPerConnection)
             return fail(1500, "unable to publish: this connection already publishes \(me.streams.count) stream(s), its limit")
         }
-        if session.relayed {
+        // A browser in a relayed session publishes through the router (below) as in a
+        // routed one: it cannot reach native peers directly (docs/sessions.md).
+        if session.relayed, request.sdpOffer == nil {
             if let relayedLeg = request.relayedLeg, let problem = Self.relayedLegProblem(relayedLeg, announcer: me.peer?.remoteAddress) {
                 counters.badMessage()
                 log.log(.warning, "stream.badRelayedLeg", session: session.id, connection: me.id, ["problem": problem])
                 return fail(1011, "unable to publish: the relayed media leg \(problem)")
             }
             return land(request, streamId: streamId, leg: nil, connectionId: me.id, in: &session, reply: reply)
+        }
+        if let offer = request.sdpOffer {  // a browser: its leg is negotiated (SessionHub+BrowserSDP)
+            return browserPublish(request, offer: offer, me: me, session: &session, requestId: requestId, peer: peer)
         }
         guard mediaSocketsHaveRoom else {
             counters.limitRefused(.mediaSockets)
@@ -386,7 +399,8 @@ extension SessionHub {
             var failure: MediaError?
             do throws(MediaError) {
                 leg = try media.addPublisher(streamId: streamId, audio: request.audioTrack, video: request.videoTrack,
-                                             simulcastLayers: min(max(request.simulcastLayers ?? 1, 1), 3))
+                                             simulcastLayers: min(max(request.simulcastLayers ?? 1, 1), 3),
+                                             transport: request.transport)
             } catch {
                 failure = error
             }
@@ -423,19 +437,22 @@ extension SessionHub {
     }
 
     /// Records a published stream, answers `published` and tells the others.
-    private func land(_ request: PublishRequest, streamId: String, leg: WireMediaLeg?, connectionId: String,
+    func land(_ request: PublishRequest, streamId: String, leg: WireMediaLeg?, connectionId: String,
                       in session: inout SessionRecord, reply: (ServerMessage) -> Void) {
         let muted = session.muteAll
-        if muted, !session.relayed { media.setAudioMuted(streamId: streamId, true) }
+        // Relayed sessions: only a stream the router got a leg for (a browser's) is routed.
+        let routed = !session.relayed || leg != nil
+        if muted, routed { media.setAudioMuted(streamId: streamId, true) }
         let wire = WireStream(streamId: streamId, connectionId: connectionId, name: request.name, hasAudio: request.hasAudio,
                               hasVideo: request.hasVideo, videoWidth: request.videoWidth, videoHeight: request.videoHeight,
                               videoType: request.videoType, creationTime: Self.nowMilliseconds())
         session.streams[streamId] = StreamRecord(wire: wire, muted: muted,
                                                  layoutClassList: session.connections[connectionId]!.layoutClassList,
-                                                 relayedLeg: session.relayed ? request.relayedLeg : nil,
-                                                 subscriberAudioFallback: request.subscriberAudioFallback ?? true)
+                                                 relayedLeg: routed ? nil : request.relayedLeg,
+                                                 subscriberAudioFallback: request.subscriberAudioFallback ?? true, routed: routed)
         session.streamOrder.append(streamId)
-        if !session.relayed { subscriberAudioFallbackConfigured(streamId: streamId, enabled: request.subscriberAudioFallback ?? true) }
+        archiveStreamLanded(streamId, in: session)
+        if routed { subscriberAudioFallbackConfigured(streamId: streamId, enabled: request.subscriberAudioFallback ?? true) }
         session.connections[connectionId]!.streams.append(streamId)
         reply(.published(PublishedReply(stream: wire, media: leg, muted: muted)))
         broadcast(.streamCreated(wire), in: session, except: connectionId)
@@ -449,7 +466,11 @@ extension SessionHub {
             return fail(1605, "unable to subscribe: this connection has \(configuration.limits.subscriptionsPerConnection) subscriptions, its limit")
         }
         let subscriberId = Self.newID()
-        guard !session.relayed else {
+        // A relayed publisher's own leg (the router carries a browser's stream like a routed one).
+        if session.streams[request.streamId]?.routed == false {
+            guard request.sdp != true else {
+                return fail(1604, "unable to subscribe: a browser cannot receive a native publisher's stream in a relayed session yet; use a routed session")
+            }
             // The publisher's own socket, with keys only this subscriber gets.
             let leg = session.streams[request.streamId].flatMap {
                 Self.relayedSubscriberLeg(of: $0, taken: $0.relayedReceivers.union($0.revokedReceivers))
@@ -457,10 +478,13 @@ extension SessionHub {
             if let ssrc = leg?.receiverSSRC { session.streams[request.streamId]!.relayedReceivers.insert(ssrc) }
             land(SubscriptionRecord(id: subscriberId, streamId: request.streamId, connectionId: me.id,
                                     audio: request.subscribeToAudio, video: request.subscribeToVideo,
-                                    relayedReceiverSSRC: leg?.receiverSSRC), leg: leg, in: &session, reply: reply)
+                                    relayedReceiverSSRC: leg?.receiverSSRC, routed: false), leg: leg, in: &session, reply: reply)
             // A subscriber without preferences lifts a relayed publisher's limit.
             relayedPreferencesChanged(streamId: request.streamId, in: &session)
             return
+        }
+        if request.sdp == true {  // a browser: an SDP offer now, its leg once it answers
+            return browserSubscribe(request, me: me, session: &session, requestId: requestId, peer: peer)
         }
         guard mediaSocketsHaveRoom else {
             counters.limitRefused(.mediaSockets)
@@ -478,7 +502,8 @@ extension SessionHub {
             var failure: MediaError?
             do throws(MediaError) {
                 leg = try media.addSubscriber(subscriberId: subscriberId, streamId: request.streamId,
-                                              audio: request.subscribeToAudio, video: request.subscribeToVideo)
+                                              audio: request.subscribeToAudio, video: request.subscribeToVideo,
+                                              transport: request.transport)
             } catch {
                 failure = error
             }
@@ -514,7 +539,7 @@ extension SessionHub {
     }
 
     /// Records a subscription and sends the `subscribed` reply.
-    private func land(_ record: SubscriptionRecord, leg: WireMediaLeg?, in session: inout SessionRecord, reply: (ServerMessage) -> Void) {
+    func land(_ record: SubscriptionRecord, leg: WireMediaLeg?, in session: inout SessionRecord, reply: (ServerMessage) -> Void) {
         session.subscriptions[record.id] = record
         session.connections[record.connectionId]!.subscriptions.insert(record.id)
         reply(.subscribed(SubscribedReply(subscriberId: record.id, streamId: record.streamId, media: leg)))

@@ -15,12 +15,15 @@ extension WebAssets {
 // over a WebSocket at /v1/session/{sessionId}/ws on the router that served this file,
 // numbered requests answered by id, numbered events acknowledged, a 1 s heartbeat, and a
 // resume of the same connection (no event lost) after a dropped socket.
-// Media (publish, subscribe) arrives with the router's WebRTC edge; until then those
-// calls fail with an OTError that says so. The router serves this file at /otkit.js
+// Media goes over WebRTC to the router's one-port edge: OT.initPublisher takes the camera
+// and microphone (getUserMedia), session.publish sends them on an RTCPeerConnection whose
+// offer travels in the `publish` request (the router answers: ICE-lite, DTLS-SRTP, VP8 and
+// Opus), session.subscribe takes the router's offer from the `subscribed` reply and sends
+// the browser's answer in `subscriberAnswer`. The router serves this file at /otkit.js
 // from an embedded copy (Sources/OTRouter/Web/OTKitJS.swift, checked byte for byte
 // against this file by the tests). See docs/webrtc.md.
 
-const VERSION = '0.1.0';
+const VERSION = '0.2.0';
 const HEARTBEAT_INTERVAL_MS = 1000;  // the agreed heartbeat (as OTKit's native client)
 const HEARTBEAT_TIMEOUT_MS = 3000;   // silence that counts as a lost path
 const CONNECT_TIMEOUT_MS = 10000;    // a first connect the router never answers: 1021
@@ -28,6 +31,7 @@ const RESUME_RETRY_MS = 500;         // between resume attempts while reconnecti
 const ACKNOWLEDGE_EVERY = 256;       // unacknowledged events that trigger an ack at once
 const MAX_SIGNAL_TYPE = 128;
 const MAX_SIGNAL_DATA_BYTES = 8192;
+const MEDIA_CONNECT_TIMEOUT_MS = 20000;  // ICE + DTLS not done by then: the leg failed
 
 // OpenTok's error codes and the OpenTok.js names for them (OT_ prefix); codes OpenTok.js
 // names no error for get the nearest name.
@@ -51,7 +55,10 @@ const ERROR_NAMES = {
   1540: 'OT_UNABLE_TO_FORCE_MUTE',
   1550: 'OT_UNABLE_TO_SIGNAL',
   1600: 'OT_UNABLE_TO_SUBSCRIBE',
+  1604: 'OT_STREAM_NOT_FOUND',
   1605: 'OT_STREAM_LIMIT_EXCEEDED',
+  1606: 'OT_UNABLE_TO_SUBSCRIBE',
+  1610: 'OT_UNABLE_TO_PUBLISH',
   2000: 'OT_UNEXPECTED_SERVER_RESPONSE',
 };
 
@@ -63,9 +70,6 @@ export class OTError extends Error {
     this.name = name || ERROR_NAMES[code] || 'OT_UNEXPECTED_SERVER_RESPONSE';
   }
 }
-
-const MEDIA_NOT_YET = 'media needs the router\'s WebRTC edge (issue 16), which this router does not have yet: '
-  + 'otkit.js connects, signals and moderates, but cannot publish or subscribe';
 
 // ---------------------------------------------------------------- events
 
@@ -172,6 +176,555 @@ export class Stream {
     this.videoDimensions = { width: wire.videoWidth, height: wire.videoHeight };
     this.creationTime = wire.creationTime;
     this.frameRate = undefined;  // the signaling protocol does not carry it
+  }
+}
+
+// ---------------------------------------------------------------- media: helpers
+
+const DEFAULT_RESOLUTION = '640x480';
+const MAX_DIMENSION = 16384;  // the router's range for widths and heights
+const MAX_FRAME_RATE = 60;
+
+/** A fresh id for a Publisher or Subscriber object (local only; the router's ids are the stream and subscriber ids). */
+function localId(prefix) {
+  const random = typeof crypto !== 'undefined' && crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2);
+  return `${prefix}_${random}`;
+}
+
+/** The DOM element `target` names: an element, an element id, or nothing (null). */
+function elementFor(target) {
+  if (!target || typeof document === 'undefined') return null;
+  if (typeof target === 'string') return document.getElementById(target);
+  return typeof target.appendChild === 'function' ? target : null;
+}
+
+/**
+ * A <video> playing `mediaStream` put into `element` (insertMode 'append', the default
+ * here, or 'replace': the element's content is replaced); null without an element or
+ * with insertDefaultUI false. `muted` for a local preview (no echo of one's own mic).
+ */
+function videoElement(element, mediaStream, properties, muted, className) {
+  if (!element || properties.insertDefaultUI === false) return null;
+  const video = document.createElement('video');
+  video.className = className;
+  video.autoplay = true;
+  video.playsInline = true;
+  video.muted = muted;
+  if (properties.width !== undefined) video.style.width = typeof properties.width === 'number' ? `${properties.width}px` : String(properties.width);
+  if (properties.height !== undefined) video.style.height = typeof properties.height === 'number' ? `${properties.height}px` : String(properties.height);
+  video.srcObject = mediaStream;
+  if (properties.insertMode === 'replace') element.replaceChildren(video); else element.appendChild(video);
+  const playing = video.play();
+  if (playing && playing.catch) playing.catch(() => {});  // autoplay refused: the app can call play() on a click
+  return video;
+}
+
+/** Calls `callback(error, value)` when given (then returns undefined), else returns the promise. */
+function settle(promise, callback) {
+  if (typeof callback !== 'function') return promise;
+  promise.then((value) => callback(undefined, value), (error) => callback(error));
+  return undefined;
+}
+
+/** Sums an RTCStatsReport's `type` entries per kind into OpenTok.js's getStats shape (plus the frame and sample counters). */
+function summarizeStats(report, type) {
+  const sending = type === 'outbound-rtp';
+  const empty = () => (sending ? { bytesSent: 0, packetsSent: 0, packetsLost: 0 } : { bytesReceived: 0, packetsReceived: 0, packetsLost: 0 });
+  const stats = { audio: empty(), video: { ...empty(), frameRate: 0 }, timestamp: Date.now() };
+  if (sending) {
+    Object.assign(stats.video, { framesEncoded: 0, framesSent: 0 });
+  } else {
+    stats.video.framesDecoded = 0;
+    Object.assign(stats.audio, { totalSamplesReceived: 0, audioLevel: 0 });
+  }
+  for (const entry of report.values()) {
+    const kind = entry.kind || entry.mediaType;
+    if (kind !== 'audio' && kind !== 'video') continue;
+    const into = stats[kind];
+    if (entry.type === type) {
+      for (const field of Object.keys(into)) {
+        if (field === 'packetsLost' || field === 'audioLevel') continue;
+        if (typeof entry[field] === 'number') into[field] += entry[field];
+      }
+      if (kind === 'video' && typeof entry.framesPerSecond === 'number') into.frameRate = Math.max(into.frameRate, entry.framesPerSecond);
+      if (!sending && typeof entry.packetsLost === 'number') into.packetsLost += entry.packetsLost;
+      if (!sending && kind === 'audio' && typeof entry.audioLevel === 'number') into.audioLevel = Math.max(into.audioLevel, entry.audioLevel);
+    } else if (sending && entry.type === 'remote-inbound-rtp' && typeof entry.packetsLost === 'number') {
+      into.packetsLost += entry.packetsLost;  // what the router reports losing
+    }
+  }
+  return stats;
+}
+
+/**
+ * The encodings a camera track is sent with: from 1280 pixels wide, three simulcast
+ * layers (rids q, h, f at a quarter, half and full size), as OpenTok does for camera
+ * publishers in routed sessions and the native SDK's publisher does at that size. Rids are
+ * listed smallest first, the order the router numbers layers in; each subscriber then gets
+ * the layer its link and preferred resolution allow. Below 1280, one encoding (undefined);
+ * the native SDK also sends a half-size layer from 640 (docs/webrtc.md says why not here).
+ */
+function simulcastEncodings(track) {
+  const width = (track.getSettings && track.getSettings().width) || 0;
+  if (width < 1280) return undefined;
+  return [{ rid: 'q', scaleResolutionDownBy: 4 }, { rid: 'h', scaleResolutionDownBy: 2 }, { rid: 'f', scaleResolutionDownBy: 1 }];
+}
+
+/** `resolution` ("WxH") as [width, height], or an OTError (1011). */
+function parseResolution(resolution) {
+  const match = /^(\d{1,5})x(\d{1,5})$/.exec(String(resolution));
+  const width = match ? Number(match[1]) : 0, height = match ? Number(match[2]) : 0;
+  if (width < 1 || height < 1 || width > MAX_DIMENSION || height > MAX_DIMENSION) {
+    return new OTError(1011, `resolution must be "WIDTHxHEIGHT" with each 1-${MAX_DIMENSION}, not ${JSON.stringify(resolution)}`);
+  }
+  return [width, height];
+}
+
+/** getUserMedia constraints for OpenTok.js publisher properties, or an OTError (1011) for bad ones. */
+function mediaConstraints(props) {
+  const wantsAudio = props.audioSource !== null && props.audioSource !== false;
+  const wantsVideo = props.videoSource !== null && props.videoSource !== false;
+  if (!wantsAudio && !wantsVideo) return new OTError(1011, 'a publisher needs audio or video: audioSource and videoSource are both off');
+  let video = false;
+  if (wantsVideo) {
+    const size = parseResolution(props.resolution === undefined ? DEFAULT_RESOLUTION : props.resolution);
+    if (size instanceof OTError) return size;
+    const rate = props.frameRate === undefined ? 30 : Number(props.frameRate);
+    if (!(rate >= 1 && rate <= MAX_FRAME_RATE)) return new OTError(1011, `frameRate must be 1-${MAX_FRAME_RATE}, not ${JSON.stringify(props.frameRate)}`);
+    video = { width: { ideal: size[0] }, height: { ideal: size[1] }, frameRate: { ideal: rate } };
+    if (typeof props.videoSource === 'string') video.deviceId = { exact: props.videoSource };
+  }
+  let audio = false;
+  if (wantsAudio) {
+    audio = {};
+    const processing = props.disableAudioProcessing === true ? false : undefined;
+    for (const name of ['echoCancellation', 'noiseSuppression', 'autoGainControl']) {
+      const value = typeof props[name] === 'boolean' ? props[name] : processing;
+      if (value !== undefined) audio[name] = value;
+    }
+    if (typeof props.audioSource === 'string') audio.deviceId = { exact: props.audioSource };
+    if (Object.keys(audio).length === 0) audio = true;
+  }
+  return { audio, video };
+}
+
+/** An OTError for a getUserMedia failure, named as OpenTok.js names them (all code 1500). */
+function mediaAccessError(error) {
+  const name = error && error.name;
+  if (name === 'NotAllowedError' || name === 'SecurityError') return new OTError(1500, `camera or microphone access denied: ${error.message}`, 'OT_USER_MEDIA_ACCESS_DENIED');
+  if (name === 'NotFoundError' || name === 'OverconstrainedError') return new OTError(1500, `no camera or microphone that fits: ${error.message || name}`, 'OT_NO_DEVICES_FOUND');
+  return new OTError(1500, `cannot open the camera or microphone: ${(error && error.message) || name}`, 'OT_HARDWARE_UNAVAILABLE');
+}
+
+/**
+ * Watches `pc` until ICE and DTLS are up: resolves on 'connected'; rejects with OTError
+ * `code` on 'failed' or after MEDIA_CONNECT_TIMEOUT_MS; `lost(error)` hears of a later failure.
+ */
+function whenConnected(pc, code, what, lost) {
+  return new Promise((resolve, reject) => {
+    let connected = false;
+    const timer = setTimeout(() => {
+      if (!connected) reject(new OTError(code, `${what}: ICE and DTLS with the router did not finish within ${MEDIA_CONNECT_TIMEOUT_MS / 1000} s (state ${pc.connectionState})`));
+    }, MEDIA_CONNECT_TIMEOUT_MS);
+    pc.addEventListener('connectionstatechange', () => {
+      if (pc.connectionState === 'connected' && !connected) {
+        connected = true;
+        clearTimeout(timer);
+        resolve();
+      } else if (pc.connectionState === 'failed') {
+        clearTimeout(timer);
+        const error = new OTError(code, `${what}: the media connection to the router failed (ICE or DTLS)`);
+        if (connected) lost(error); else reject(error);
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------- media: Publisher
+
+/**
+ * A camera and microphone to publish (OpenTok.js's Publisher), made by OT.initPublisher:
+ * getUserMedia at once, a muted <video> preview in the target element, then
+ * session.publish sends it over an RTCPeerConnection to the router. Events:
+ * accessAllowed, accessDenied, videoElementCreated, streamCreated, streamDestroyed,
+ * muteForced, destroyed.
+ */
+export class Publisher extends Emitter {
+  constructor(target, properties, completion) {
+    super();
+    const props = properties && typeof properties === 'object' ? properties : {};
+    const done = typeof completion === 'function' ? completion : () => {};
+    this.id = localId('OT_publisher');
+    this.stream = null;
+    this.session = null;
+    this.element = null;
+    this.accessAllowed = false;
+    this._props = props;
+    this._name = props.name === undefined || props.name === null ? '' : String(props.name);
+    this._publishAudio = props.publishAudio !== false;
+    this._publishVideo = props.publishVideo !== false;
+    this._target = elementFor(target);
+    this._media = null;
+    this._pc = null;
+    this._destroyed = false;
+    const constraints = mediaConstraints(props);
+    this._ready = (constraints instanceof OTError ? Promise.reject(constraints) : this._acquire(constraints));
+    this._ready.then(() => done(undefined), (error) => done(error));
+  }
+
+  async _acquire(constraints) {
+    if (typeof navigator === 'undefined' || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      throw new OTError(1500, 'this page cannot use the camera or microphone (getUserMedia needs a secure context: https or localhost)', 'OT_HARDWARE_UNAVAILABLE');
+    }
+    let media;
+    try {
+      media = await navigator.mediaDevices.getUserMedia(constraints);
+    } catch (error) {
+      const failure = mediaAccessError(error);
+      if (failure.name === 'OT_USER_MEDIA_ACCESS_DENIED') this._dispatch(new OTEvent('accessDenied', this));
+      throw failure;
+    }
+    if (this._destroyed) {
+      for (const track of media.getTracks()) track.stop();
+      throw new OTError(1500, 'the publisher was destroyed while the camera was opening');
+    }
+    this._media = media;
+    for (const track of media.getAudioTracks()) track.enabled = this._publishAudio;
+    for (const track of media.getVideoTracks()) track.enabled = this._publishVideo;
+    this.accessAllowed = true;
+    this._dispatch(new OTEvent('accessAllowed', this));
+    this.element = videoElement(this._target, media, this._props, true, 'OT_publisher');
+    if (this.element) this._dispatch(new OTEvent('videoElementCreated', this, { element: this.element }));
+    return media;
+  }
+
+  /** Turns the microphone's audio on or off (the track stays open) and tells the session's others. */
+  publishAudio(value) {
+    this._publishAudio = !!value;
+    this._tracks('audio').forEach((track) => { track.enabled = this._publishAudio; });
+    this._announce('hasAudio', this._publishAudio && this._tracks('audio').length > 0);
+    return this;
+  }
+
+  /** Turns the camera's video on or off (black frames meanwhile) and tells the session's others. */
+  publishVideo(value) {
+    this._publishVideo = !!value;
+    this._tracks('video').forEach((track) => { track.enabled = this._publishVideo; });
+    this._announce('hasVideo', this._publishVideo && this._tracks('video').length > 0);
+    return this;
+  }
+
+  /**
+   * OpenTok.js's getStats: `callback(error, [{stats: {audio, video, timestamp}}])` (one
+   * entry: the router is the only peer), or a Promise of the array without a callback.
+   * audio/video: bytesSent, packetsSent, packetsLost (as the router reports); video also
+   * frameRate, framesEncoded, framesSent. Cost: one RTCPeerConnection.getStats.
+   */
+  getStats(callback) {
+    const pc = this._pc;
+    const result = pc ? pc.getStats().then((report) => [{ stats: summarizeStats(report, 'outbound-rtp') }])
+      : Promise.reject(new OTError(1015, 'the publisher is not publishing'));
+    return settle(result, callback);
+  }
+
+  /** OpenTok.js's getRtcStatsReport: a Promise of `[{rtcStatsReport}]`, the RTCPeerConnection's own report. */
+  getRtcStatsReport() {
+    const pc = this._pc;
+    if (!pc) return Promise.reject(new OTError(1015, 'the publisher is not publishing'));
+    return pc.getStats().then((rtcStatsReport) => [{ rtcStatsReport }]);
+  }
+
+  /** The MediaStream published (null before access was allowed). */
+  getMediaStream() { return this._media; }
+
+  /** Unpublishes if published, closes the camera and microphone and removes the preview. */
+  destroy() {
+    if (this._destroyed) return this;
+    if (this.session) this._unpublished('unpublished', true);
+    this._destroyed = true;
+    if (this._media) for (const track of this._media.getTracks()) track.stop();
+    if (this.element) this.element.remove();
+    this.element = null;
+    this._dispatch(new OTEvent('destroyed', this));
+    return this;
+  }
+
+  _tracks(kind) {
+    if (!this._media) return [];
+    return kind === 'audio' ? this._media.getAudioTracks() : this._media.getVideoTracks();
+  }
+
+  /** A stream property changed by this side: the stream object and the router (streamChanged) learn it. */
+  _announce(property, value) {
+    const stream = this.stream, session = this.session;
+    if (!stream || !session) return;
+    stream[property] = value;
+    if (session._state === 'connected') session._request('streamChanged', { streamId: stream.streamId, [property]: value }, null);
+  }
+
+  /** Publishes into `session`: the offer in `publish`, the router's answer back, ICE + DTLS. */
+  async _publish(session) {
+    if (this._destroyed) throw new OTError(1500, 'the publisher was destroyed');
+    if (this.session) throw new OTError(1015, 'the publisher is already published');
+    this.session = session;
+    let pc = null;
+    try {
+      const media = await this._ready;
+      if (this.session !== session) throw new OTError(1500, 'unpublished before the camera was ready');
+      if (typeof RTCPeerConnection !== 'function') throw new OTError(1500, 'this browser has no RTCPeerConnection');
+      pc = new RTCPeerConnection({ bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
+      this._pc = pc;
+      const audio = media.getAudioTracks()[0], video = media.getVideoTracks()[0];
+      if (audio) pc.addTransceiver(audio, { direction: 'sendonly', streams: [media] });
+      if (video) pc.addTransceiver(video, { direction: 'sendonly', streams: [media], sendEncodings: simulcastEncodings(video) });
+      await pc.setLocalDescription();
+      const size = video ? video.getSettings() : {};
+      const reply = await session._ask('publish', {
+        name: this._name,
+        hasAudio: !!audio && this._publishAudio,
+        hasVideo: !!video && this._publishVideo,
+        audioTrack: !!audio,
+        videoTrack: !!video,
+        videoWidth: size.width || 0,
+        videoHeight: size.height || 0,
+        videoType: 'camera',
+        sdpOffer: pc.localDescription.sdp,
+      }, 1500);
+      if (reply.type !== 'published' || !reply.body || !reply.body.stream) throw new OTError(2000, `unexpected reply to publish: ${reply.type}`);
+      const stream = new Stream(reply.body.stream, session.connection);
+      if (this.session !== session || this._pc !== pc) {
+        session._request('unpublish', { streamId: stream.streamId }, null);  // unpublished meanwhile
+        throw new OTError(1500, 'unpublished before the router answered');
+      }
+      this.stream = stream;
+      session._publishers.set(stream.streamId, this);
+      if (typeof reply.body.sdpAnswer !== 'string') {
+        throw new OTError(1500, 'the router sent no SDP answer: it has no WebRTC edge for browsers');
+      }
+      // Not connected in time, or failed later: the stream ends (_lost checks it is still this one).
+      whenConnected(pc, 1610, 'publish', (error) => this._lost(error, pc)).catch((error) => this._lost(error, pc));
+      await pc.setRemoteDescription({ type: 'answer', sdp: reply.body.sdpAnswer });
+      if (reply.body.muted) this._muteForced();
+      this._dispatch(new OTEvent('streamCreated', this, { stream }, true));
+    } catch (error) {
+      if (this.session === session) this._unpublished('unpublished', true, true);
+      throw error instanceof OTError ? error : new OTError(1500, `publish failed: ${error && error.message}`);
+    }
+  }
+
+  /** ICE or DTLS failed after publishing: the stream ends (as OpenTok.js: exception, streamDestroyed). */
+  _lost(error, pc) {
+    if (!this.session || this._pc !== pc) return;
+    OT._dispatch(new OTEvent('exception', OT, { code: error.code, message: error.message, title: 'Unable to Publish', target: this }));
+    this._unpublished('networkDisconnected', true);
+  }
+
+  /** A moderator muted this stream: the microphone's track is turned off (publishAudio(true) turns it on again). */
+  _muteForced() {
+    this._publishAudio = false;
+    this._tracks('audio').forEach((track) => { track.enabled = false; });
+    if (this.stream) this.stream.hasAudio = false;
+    this._dispatch(new OTEvent('muteForced', this));
+  }
+
+  /** Ends the publishing (tells the router when `tell`); streamDestroyed, then destroy unless prevented. */
+  _unpublished(reason, tell, quiet = false) {
+    const session = this.session, stream = this.stream, pc = this._pc;
+    this.session = null;
+    this.stream = null;
+    this._pc = null;
+    if (pc) pc.close();
+    if (!stream) return;
+    session._publishers.delete(stream.streamId);
+    if (tell && session._state === 'connected') session._request('unpublish', { streamId: stream.streamId }, null);
+    if (quiet) return;
+    const event = new OTEvent('streamDestroyed', this, { stream, reason }, true);
+    this._dispatch(event);
+    if (!event.isDefaultPrevented() && !this._destroyed) this.destroy();
+  }
+}
+
+// ---------------------------------------------------------------- media: Subscriber
+
+/**
+ * One stream received (OpenTok.js's Subscriber), made by session.subscribe: the router's
+ * offer, this browser's answer, ICE + DTLS, then a <video> in the target element plays
+ * the stream's video and audio. Events: videoElementCreated, connected, destroyed.
+ */
+export class Subscriber extends Emitter {
+  constructor(session, stream, target, properties) {
+    super();
+    const props = properties && typeof properties === 'object' ? properties : {};
+    this.id = localId('OT_subscriber');
+    this.stream = stream;
+    this.session = session;
+    this.element = null;
+    this._props = props;
+    this._target = elementFor(target);
+    this._audio = props.subscribeToAudio !== false;
+    this._video = props.subscribeToVideo !== false;
+    this._preferred = { width: undefined, height: undefined, frameRate: undefined };
+    this._subscriberId = null;
+    this._pc = null;
+    this._media = typeof MediaStream === 'function' ? new MediaStream() : null;
+    this._ended = false;
+    if (props.preferredResolution) this._preferResolution(props.preferredResolution);
+    if (props.preferredFrameRate !== undefined) this._preferFrameRate(props.preferredFrameRate);
+  }
+
+  /** The router's id for this subscription (null until subscribed). */
+  get subscriberId() { return this._subscriberId; }
+
+  /** Receives the stream's audio or not (the router stops forwarding it). */
+  subscribeToAudio(value) {
+    this._audio = value !== false;
+    this._change({ subscribeToAudio: this._audio });
+    return this;
+  }
+
+  /** Receives the stream's video or not (the router stops forwarding it). */
+  subscribeToVideo(value) {
+    this._video = value !== false;
+    this._change({ subscribeToVideo: this._video });
+    return this;
+  }
+
+  /** Asks the router for a layer of about `{width, height}` (null: no preference). */
+  setPreferredResolution(resolution) {
+    this._preferResolution(resolution);
+    this._sendPreferences();
+    return this;
+  }
+
+  /** Asks the router for about `frameRate` frames per second (null: no preference). */
+  setPreferredFrameRate(frameRate) {
+    this._preferFrameRate(frameRate);
+    this._sendPreferences();
+    return this;
+  }
+
+  /**
+   * OpenTok.js's getStats: `callback(error, {audio, video, timestamp})` or, without a
+   * callback, a Promise of it. audio/video: bytesReceived, packetsReceived, packetsLost;
+   * video also frameRate and framesDecoded; audio also totalSamplesReceived and audioLevel.
+   */
+  getStats(callback) {
+    const pc = this._pc;
+    const result = pc ? pc.getStats().then((report) => summarizeStats(report, 'inbound-rtp'))
+      : Promise.reject(new OTError(1015, 'the subscriber is not subscribed'));
+    return settle(result, callback);
+  }
+
+  /** OpenTok.js's getRtcStatsReport: a Promise of the RTCPeerConnection's RTCStatsReport. */
+  getRtcStatsReport() {
+    return this._pc ? this._pc.getStats() : Promise.reject(new OTError(1015, 'the subscriber is not subscribed'));
+  }
+
+  /** The MediaStream received (its tracks appear as the connection comes up). */
+  getMediaStream() { return this._media; }
+
+  _preferResolution(resolution) {
+    const ok = (n) => Number.isInteger(n) && n > 0 && n <= MAX_DIMENSION;
+    const valid = resolution && ok(resolution.width) && ok(resolution.height);
+    this._preferred.width = valid ? resolution.width : undefined;
+    this._preferred.height = valid ? resolution.height : undefined;
+  }
+
+  _preferFrameRate(frameRate) {
+    const rate = Number(frameRate);
+    this._preferred.frameRate = frameRate !== null && rate > 0 ? Math.min(rate, MAX_FRAME_RATE) : undefined;
+  }
+
+  /** The router keeps one preference record per subscriber, so both values go every time. */
+  _sendPreferences() {
+    const body = { subscriberId: this._subscriberId };
+    if (this._preferred.width !== undefined) { body.preferredWidth = this._preferred.width; body.preferredHeight = this._preferred.height; }
+    if (this._preferred.frameRate !== undefined) body.preferredFrameRate = this._preferred.frameRate;
+    if (this._subscriberId && this.session._state === 'connected') this.session._request('subscriberPreferences', body, null);
+  }
+
+  _change(fields) {
+    for (const track of this._media ? this._media.getTracks() : []) {
+      if (track.kind === 'audio') track.enabled = this._audio;
+      if (track.kind === 'video') track.enabled = this._video;
+    }
+    if (this._subscriberId && this.session._state === 'connected') {
+      this.session._request('subscriptionChanged', { subscriberId: this._subscriberId, ...fields }, null);
+    }
+  }
+
+  /** `subscribe` with sdp: true, the router's offer answered in `subscriberAnswer`, then ICE + DTLS. */
+  async _subscribe() {
+    const session = this.session;
+    const reply = await session._ask('subscribe', {
+      streamId: this.stream.streamId, subscribeToAudio: this._audio, subscribeToVideo: this._video, sdp: true,
+    }, 1600);
+    if (reply.type !== 'subscribed' || !reply.body) throw new OTError(2000, `unexpected reply to subscribe: ${reply.type}`);
+    const subscriberId = reply.body.subscriberId;
+    if (this._ended) {
+      if (session._state === 'connected') session._request('unsubscribe', { subscriberId }, null);
+      throw new OTError(1600, 'unsubscribed before the router answered');
+    }
+    this._subscriberId = subscriberId;
+    session._subscribers.set(subscriberId, this);
+    if (typeof reply.body.sdpOffer !== 'string') throw new OTError(1600, 'the router sent no SDP offer: it has no WebRTC edge for browsers');
+    if (typeof RTCPeerConnection !== 'function') throw new OTError(1600, 'this browser has no RTCPeerConnection');
+    const pc = new RTCPeerConnection({ bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
+    this._pc = pc;
+    pc.ontrack = (event) => this._track(event);
+    const connected = whenConnected(pc, 1600, 'subscribe', (error) => this._lost(error));
+    connected.catch(() => {});  // awaited below; a rejection after an earlier failure is moot
+    await pc.setRemoteDescription({ type: 'offer', sdp: reply.body.sdpOffer });
+    await pc.setLocalDescription();
+    if (this._ended) throw new OTError(1600, 'unsubscribed while answering');
+    // The router answers an accepted answer with nothing (media starts once ICE and DTLS
+    // finish), a refused one with an error; the request stays pending until one of those.
+    const refused = new Promise((resolve, reject) => {
+      const requestId = session._request('subscriberAnswer', { subscriberId, sdp: pc.localDescription.sdp }, (message) => {
+        if (message.type === 'error') reject(new OTError(message.body.code || 1600, message.body.message));
+      });
+      if (requestId === false) reject(new OTError(1010, 'the session is not connected'));
+      connected.then(() => session._pending.delete(requestId), () => session._pending.delete(requestId));
+    });
+    await Promise.race([connected, refused]);
+    if (this._preferred.width !== undefined || this._preferred.frameRate !== undefined) this._sendPreferences();
+    this._dispatch(new OTEvent('connected', this));
+  }
+
+  _track(event) {
+    if (!this._media) return;
+    const track = event.track;
+    track.enabled = track.kind === 'audio' ? this._audio : this._video;
+    if (!this._media.getTracks().includes(track)) this._media.addTrack(track);
+    if (!this.element) {
+      this.element = videoElement(this._target, this._media, this._props, false, 'OT_subscriber');
+      if (this.element) this._dispatch(new OTEvent('videoElementCreated', this, { element: this.element }));
+    } else {
+      this.element.srcObject = this._media;  // picks up the track added
+    }
+  }
+
+  /** ICE or DTLS failed after subscribing: the subscriber ends (exception, destroyed). */
+  _lost(error) {
+    if (this._ended) return;
+    OT._dispatch(new OTEvent('exception', OT, { code: error.code, message: error.message, title: 'Unable to Subscribe', target: this }));
+    this._end(true, 'networkDisconnected');
+  }
+
+  /** Ends the subscription (tells the router when `tell`), closes the connection, removes the element. */
+  _end(tell, reason) {
+    if (this._ended) return;
+    this._ended = true;
+    const session = this.session;
+    if (this._subscriberId) {
+      session._subscribers.delete(this._subscriberId);
+      if (tell && session._state === 'connected') session._request('unsubscribe', { subscriberId: this._subscriberId }, null);
+    }
+    if (this._pc) this._pc.close();
+    this._pc = null;
+    if (this.element) this.element.remove();
+    this.element = null;
+    this._dispatch(new OTEvent('destroyed', this, { reason }));
   }
 }
 
@@ -295,14 +848,73 @@ export class Session extends Emitter {
     return this._moderate('disableForceMute', undefined, 1540, this.capabilities.forceMute);
   }
 
-  /** Not available yet: throws an OTError (1500) saying media needs the WebRTC edge. */
-  publish() { throw new OTError(1500, `session.publish: ${MEDIA_NOT_YET}`); }
-  /** Not available yet: throws an OTError (1500). */
-  unpublish() { throw new OTError(1500, `session.unpublish: ${MEDIA_NOT_YET}`); }
-  /** Not available yet: throws an OTError (1600) saying media needs the WebRTC edge. */
-  subscribe() { throw new OTError(1600, `session.subscribe: ${MEDIA_NOT_YET}`); }
-  /** Not available yet: throws an OTError (1600). */
-  unsubscribe() { throw new OTError(1600, `session.unsubscribe: ${MEDIA_NOT_YET}`); }
+  /**
+   * Publishes `publisher` (a Publisher from OT.initPublisher; or, as OpenTok.js allows,
+   * `publish(targetElement, properties, callback)` makes one). `callback(error)` once:
+   * no error when the router took the stream (the publisher's streamCreated fires then).
+   * Errors: 1010 not connected, 1500 the token cannot publish or the router refused,
+   * 1610 ICE/DTLS with the router failed. Returns the Publisher.
+   */
+  publish(publisher, properties, callback) {
+    let done = typeof properties === 'function' ? properties : callback;
+    done = typeof done === 'function' ? done : () => {};
+    const target = publisher instanceof Publisher ? publisher
+      : OT.initPublisher(publisher, typeof properties === 'object' ? properties : {});
+    const fail = (error) => { setTimeout(() => done(error)); return target; };
+    if (this._state !== 'connected') return fail(new OTError(1010, 'the session is not connected'));
+    if (!this.capabilities.publish) return fail(new OTError(1500, 'unable to publish: the token\'s role cannot publish'));
+    target._publish(this).then(() => done(undefined), (error) => done(error));
+    return target;
+  }
+
+  /** Stops publishing `publisher`: the publisher's streamDestroyed (reason unpublished), the others' too. */
+  unpublish(publisher) {
+    if (publisher instanceof Publisher && publisher.session === this) publisher._unpublished('unpublished', true);
+  }
+
+  /**
+   * Subscribes to `stream` (a Stream from streamCreated): `subscribe(stream, targetElement,
+   * properties, callback)`, the last three optional. properties: subscribeToAudio,
+   * subscribeToVideo, preferredResolution {width, height}, preferredFrameRate,
+   * insertDefaultUI, insertMode ('append' or 'replace'), width, height. `callback(error)`
+   * once: no error when media flows (ICE and DTLS done). Errors: 1010 not connected, 1600
+   * the router refused or media failed, 1604 no such stream. Returns the Subscriber.
+   */
+  subscribe(stream, targetElement, properties, callback) {
+    const args = [targetElement, properties, callback];
+    const done = args.find((a) => typeof a === 'function') || (() => {});
+    const target = typeof targetElement === 'function' ? undefined : targetElement;
+    const props = typeof properties === 'object' && properties !== null ? properties : {};
+    const streamId = stream && (typeof stream === 'string' ? stream : stream.streamId);
+    const known = this._streams.get(streamId) || (stream && typeof stream === 'object' ? stream : null);
+    const subscriber = new Subscriber(this, known || new Stream({ streamId: streamId || '' }, null), target, props);
+    const fail = (error) => { subscriber._ended = true; setTimeout(() => done(error)); return subscriber; };
+    if (this._state !== 'connected') return fail(new OTError(1010, 'the session is not connected'));
+    if (!streamId) return fail(new OTError(1011, 'subscribe needs a Stream'));
+    if (!this.capabilities.subscribe) return fail(new OTError(1600, 'unable to subscribe: the token\'s role cannot subscribe'));
+    subscriber._subscribe().then(() => done(undefined), (error) => {
+      subscriber._end(true, 'subscribeFailed');
+      done(error instanceof OTError ? error : new OTError(1600, `subscribe failed: ${error && error.message}`));
+    });
+    return subscriber;
+  }
+
+  /** Stops `subscriber`: the router stops forwarding, its element goes away, it fires destroyed. */
+  unsubscribe(subscriber) {
+    if (subscriber instanceof Subscriber && subscriber.session === this) subscriber._end(true, 'unsubscribed');
+  }
+
+  /** The Publisher of `stream` (a Stream or its id) if this page publishes it, else null. */
+  getPublisherForStream(stream) {
+    const id = typeof stream === 'string' ? stream : stream && stream.streamId;
+    return this._publishers.get(id) || null;
+  }
+
+  /** This page's Subscribers of `stream` (a Stream or its id). */
+  getSubscribersForStream(stream) {
+    const id = typeof stream === 'string' ? stream : stream && stream.streamId;
+    return [...this._subscribers.values()].filter((s) => s.stream.streamId === id);
+  }
 
   // ------------------------------------------------------------ internals: state
 
@@ -325,6 +937,8 @@ export class Session extends Emitter {
     this._graceMs = 30000;
     this._reconnectDeadline = 0;
     this._reconciliation = null;  // {reply, remaining}
+    this._publishers = new Map();  // streamId -> Publisher
+    this._subscribers = new Map();  // subscriberId -> Subscriber
   }
 
   _url() {
@@ -468,6 +1082,9 @@ export class Session extends Emitter {
     const error = new OTError(1010, 'the session disconnected before the router answered');
     for (const reply of pending) reply({ type: 'error', body: { code: 1010, message: error.message }, local: true });
     for (const signal of signals) setTimeout(() => signal.done(error));
+    // Media ends with the session (the router has dropped the legs, or will).
+    for (const publisher of [...this._publishers.values()]) publisher._unpublished(reason, false);
+    for (const subscriber of [...this._subscribers.values()]) subscriber._end(false, reason);
     this._connections.clear();
     this._streams.clear();
     this._dispatch(new OTEvent('sessionDisconnected', this, { reason }, true));
@@ -481,6 +1098,18 @@ export class Session extends Emitter {
     if (body !== undefined) message.body = body;
     socket.send(JSON.stringify(message));
     return message.requestId;
+  }
+
+  /** Sends a request; a Promise of the router's reply, rejected with an OTError on an error reply (`code` when it has none). */
+  _ask(type, body, code) {
+    return new Promise((resolve, reject) => {
+      if (this._state !== 'connected') { reject(new OTError(1010, 'the session is not connected')); return; }
+      const sent = this._request(type, body, (message) => {
+        if (message.type === 'error') reject(new OTError((message.body && message.body.code) || code, message.body && message.body.message));
+        else resolve(message);
+      });
+      if (sent === false) reject(new OTError(1010, 'the session is not connected'));
+    });
   }
 
   /** Sends a request; `reply(message)` gets the router's answer (an error message when the path is lost first). */
@@ -571,10 +1200,15 @@ export class Session extends Emitter {
         return;
       }
       case 'streamDestroyed': {
+        const own = this._publishers.get(body.streamId);
+        if (own) own._unpublished(body.reason || 'unpublished', false);  // a moderator's forceUnpublish
         const stream = this._streams.get(body.streamId);
         if (!stream) return;
         this._streams.delete(body.streamId);
-        this._dispatch(new OTEvent('streamDestroyed', this, { stream, streams: [stream], reason: body.reason }, true));
+        const event = new OTEvent('streamDestroyed', this, { stream, streams: [stream], reason: body.reason }, true);
+        this._dispatch(event);
+        // As OpenTok.js: the stream's subscribers go with it unless the app prevents the default.
+        if (!event.isDefaultPrevented()) for (const subscriber of this.getSubscribersForStream(stream)) subscriber._end(false, body.reason);
         return;
       }
       case 'streamChanged': {
@@ -605,14 +1239,31 @@ export class Session extends Emitter {
         if (body.type) this._dispatch(event, eventType);
         return;
       }
-      case 'muteForced':
-        // Without a stream: the session-wide state. With one: that (own) stream's publisher,
-        // which a browser cannot have until media arrives.
+      case 'mediaFailed': {
+        // The router ended one of this connection's media legs by itself (its DTLS never
+        // finished): that subscriber or this stream's publisher ends as when ICE fails here.
+        const message = `the router ended the media connection: ${body.message || 'no reason given'}`;
+        if (typeof body.subscriberId === 'string') {
+          const subscriber = this._subscribers.get(body.subscriberId);
+          if (subscriber) subscriber._lost(new OTError(1600, message));
+          return;
+        }
+        const publisher = this._publishers.get(body.streamId);
+        if (publisher) publisher._lost(new OTError(1610, message), publisher._pc);
+        return;
+      }
+      case 'muteForced': {
+        // Without a stream: the session-wide state. With one: that (own) stream was muted by
+        // a moderator; its publisher turns its microphone off and fires muteForced.
         if (body.streamId === undefined || body.streamId === null) {
           this._forceMuteAll = !!body.active;
           this._dispatch(new OTEvent('muteForced', this, { active: !!body.active }));
+          return;
         }
+        const publisher = this._publishers.get(body.streamId);
+        if (publisher && body.active !== false) publisher._muteForced();
         return;
+      }
       case 'archiveStarted':
         this._archiveId = body.id;
         this._dispatch(new OTEvent('archiveStarted', this, { id: body.id, name: body.name }));
@@ -636,7 +1287,7 @@ export class Session extends Emitter {
         return;
       default:
         // streamInterrupted/Resumed, subscriberQuality, encodingPreferences, relayedReceiversRevoked:
-        // about media this client does not have yet.
+        // the router adapts a browser's legs itself (RTCP feedback), so these change nothing here.
     }
   }
 
@@ -774,16 +1425,28 @@ class OTNamespace extends Emitter {
   /** A Session for `sessionId` on the router that served this file (options.routerURL overrides it). */
   initSession(apiKey, sessionId, options) { return new Session(apiKey, sessionId, options || {}); }
 
-  /** Not available yet: throws an OTError (1500) saying media needs the router's WebRTC edge. */
-  initPublisher() { throw new OTError(1500, `OT.initPublisher: ${MEDIA_NOT_YET}`); }
+  /**
+   * A Publisher: opens the camera and microphone now (getUserMedia) and shows a muted
+   * preview in `targetElement` (an element or its id; none: no preview). properties (as
+   * OpenTok.js): name, publishAudio, publishVideo, resolution ("640x480"), frameRate,
+   * audioSource / videoSource (false or null: none; a device id), disableAudioProcessing,
+   * echoCancellation, noiseSuppression, autoGainControl, insertDefaultUI, insertMode
+   * ('append' or 'replace'), width, height. `callback(error)` once the devices are open or
+   * failed (1500 OT_USER_MEDIA_ACCESS_DENIED / OT_NO_DEVICES_FOUND / OT_HARDWARE_UNAVAILABLE,
+   * 1011 bad properties).
+   */
+  initPublisher(targetElement, properties, callback) {
+    if (typeof properties === 'function') return new Publisher(targetElement, {}, properties);
+    return new Publisher(targetElement, properties || {}, callback);
+  }
 
-  /** 1 when this browser has what otkit.js needs (WebSocket; RTCPeerConnection for the media to come), else 0. */
+  /** 1 when this browser has what otkit.js needs (WebSocket and RTCPeerConnection), else 0. */
   checkSystemRequirements() {
     return typeof WebSocket === 'function' && typeof RTCPeerConnection === 'function' ? 1 : 0;
   }
 }
 
-/** The OT namespace: OT.initSession, OT.on('exception', ...), OT.OTError. */
+/** The OT namespace: OT.initSession, OT.initPublisher, OT.on('exception', ...), OT.OTError. */
 export const OT = new OTNamespace();
 if (typeof globalThis !== 'undefined' && globalThis.OT === undefined) globalThis.OT = OT;
 export default OT;

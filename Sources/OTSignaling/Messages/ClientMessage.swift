@@ -43,6 +43,24 @@ public enum ClientMessage: Sendable, Equatable {
     case acknowledgeEvents(through: Int)
     /// Leave the session (the router then closes the socket).
     case disconnect
+    /// A browser subscriber's SDP answer to the router's offer (`SubscribedReply.sdpOffer`):
+    /// nothing comes back on success (media starts once ICE and DTLS finish), an `error`
+    /// reply (1600 range) when the answer does not fit the offer.
+    case subscriberAnswer(SubscriberAnswer)
+}
+
+/// The `subscriberAnswer` request: a browser's JSEP answer for one subscription.
+public struct SubscriberAnswer: Codable, Sendable, Equatable {
+    /// The subscription (the id the router gave in `.subscribed`).
+    public var subscriberId: String
+    /// The browser's answer SDP (`a=setup:active`), at most ``SDPLimits/maximumBytes``.
+    public var sdp: String
+
+    /// An answer with every field given.
+    public init(subscriberId: String, sdp: String) {
+        self.subscriberId = subscriberId
+        self.sdp = sdp
+    }
 }
 
 /// The `connect` request.
@@ -101,6 +119,13 @@ public struct PublishRequest: Codable, Sendable, Equatable {
     /// stream's video off for a subscriber whose leg cannot carry it (routed sessions).
     /// Nil (older clients): true.
     public var subscriberAudioFallback: Bool?
+    /// Routed sessions: the client's ICE credentials and certificate fingerprint for its
+    /// leg on the router's one-port edge. Nil: an SDES leg (keys in the reply).
+    public var transport: WireTransport?
+    /// A browser publisher's JSEP offer (unified plan, BUNDLE, rtcp-mux, sendonly audio
+    /// and/or video). When set the router ignores `transport`, takes the ICE credentials and
+    /// fingerprint from the offer and answers in `PublishedReply.sdpAnswer`. Nil: native.
+    public var sdpOffer: String?
 
     /// A request with every field given.
     public init(name: String, hasAudio: Bool, hasVideo: Bool, audioTrack: Bool, videoTrack: Bool,
@@ -128,6 +153,12 @@ public struct SubscribeRequest: Codable, Sendable, Equatable {
     public var subscribeToAudio: Bool
     /// Whether to receive its video.
     public var subscribeToVideo: Bool
+    /// Routed sessions: the client's ICE credentials and certificate fingerprint for its
+    /// leg on the router's one-port edge. Nil: an SDES leg (keys in the reply).
+    public var transport: WireTransport?
+    /// True: a browser subscriber wants an SDP offer (`SubscribedReply.sdpOffer`), answered
+    /// with `subscriberAnswer`. Nil or false: native (`transport`).
+    public var sdp: Bool?
 
     /// A request with every field given.
     public init(streamId: String, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true) {

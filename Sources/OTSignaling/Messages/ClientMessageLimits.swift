@@ -4,6 +4,12 @@
 /// refused with ``SignalingDecodingError/outOfRange(_:)``, which the router answers with
 /// OpenTok's `OTNullOrInvalidParameter` (1011). Clients clamp to the same ranges before
 /// they send (`clampedFrameRate`, `clampedDimension`).
+///
+/// Browser SDP text (`publish.sdpOffer`, `subscriberAnswer.sdp`) is not checked here: a
+/// whole message is at most ``SignalingCodec/maximumMessageBytes`` (64 KiB, the same as
+/// ``SDPLimits/maximumBytes``), and the router parses the text with ``SDPLimits`` (line
+/// length, line and section counts) and answers what it refuses with 1500 / 1600, counted
+/// as `sdpRejected`, so a bad SDP is an SDP refusal rather than a malformed message.
 public enum ClientMessageLimits {
     /// The largest video width or height, pixels (VP8 codes 14 bits: 16383).
     public static let maximumDimension = 16_384

@@ -53,6 +53,11 @@ public enum ServerMessage: Sendable, Equatable {
     /// Relayed sessions, to the publisher: these subscribers' keys no longer count (they
     /// unsubscribed or left); stop sending to them and refuse their RTCP.
     case relayedReceiversRevoked(RelayedReceiversRevoked)
+    /// Routed sessions, to the connection that owns the leg: the router ended one of its
+    /// media legs by itself (the leg's DTLS handshake on the one-port edge failed or did
+    /// not finish in time) and removed what the leg carried: the stream (a publisher leg;
+    /// the others get `streamDestroyed` with "networkDisconnected") or the subscription.
+    case mediaFailed(MediaFailure)
 }
 
 /// The `connected` reply.
@@ -79,12 +84,18 @@ public struct ConnectedReply: Codable, Sendable, Equatable {
     /// ones the client had not acknowledged (`ConnectRequest.eventSeq`). The state above
     /// is the state after them. Nil on a first connect (and from routers that replay nothing).
     public var replayedEvents: Int?
+    /// Whether the session is end-to-end encrypted (created with `e2ee=true`): clients
+    /// seal media with SFrame under their encryption secret. Sent only when true (absent
+    /// = false), so clients that predate it ignore it and routers that predate it are
+    /// understood.
+    public var e2ee: Bool?
 
     /// A reply with every field given.
     public init(connection: WireConnection, capabilities: WireCapabilities, connections: [WireConnection],
                 streams: [WireStream], archive: WireArchive?, forceMuteAll: Bool, resumeSecret: String,
-                reconnectGraceMilliseconds: Int, relayed: Bool, replayedEvents: Int? = nil) {
+                reconnectGraceMilliseconds: Int, relayed: Bool, replayedEvents: Int? = nil, e2ee: Bool = false) {
         self.replayedEvents = replayedEvents
+        self.e2ee = e2ee ? true : nil
         self.connection = connection
         self.capabilities = capabilities
         self.connections = connections
@@ -105,12 +116,16 @@ public struct PublishedReply: Codable, Sendable, Equatable {
     public var media: WireMediaLeg?
     /// Whether it starts force-muted ("mute all" is active).
     public var muted: Bool
+    /// The router's SDP answer to a browser publisher's `sdpOffer` (ICE-lite, setup
+    /// passive, the edge's host candidate and the router's fingerprint); nil for native.
+    public var sdpAnswer: String?
 
     /// A reply with every field given.
-    public init(stream: WireStream, media: WireMediaLeg?, muted: Bool) {
+    public init(stream: WireStream, media: WireMediaLeg?, muted: Bool, sdpAnswer: String? = nil) {
         self.stream = stream
         self.media = media
         self.muted = muted
+        self.sdpAnswer = sdpAnswer
     }
 }
 
@@ -122,12 +137,16 @@ public struct SubscribedReply: Codable, Sendable, Equatable {
     public var streamId: String
     /// Where its media comes from (routed sessions).
     public var media: WireMediaLeg?
+    /// The router's SDP offer to a browser subscriber (`SubscribeRequest.sdp`): sendonly
+    /// sections, ICE-lite, setup actpass; the browser answers with `subscriberAnswer`.
+    public var sdpOffer: String?
 
     /// A reply with every field given.
-    public init(subscriberId: String, streamId: String, media: WireMediaLeg?) {
+    public init(subscriberId: String, streamId: String, media: WireMediaLeg?, sdpOffer: String? = nil) {
         self.subscriberId = subscriberId
         self.streamId = streamId
         self.media = media
+        self.sdpOffer = sdpOffer
     }
 }
 
@@ -180,6 +199,23 @@ public struct RelayedReceiversRevoked: Codable, Sendable, Equatable {
     public init(streamId: String, receiverSSRCs: [UInt32]) {
         self.streamId = streamId
         self.receiverSSRCs = receiverSSRCs
+    }
+}
+
+/// A media leg the router ended by itself (`mediaFailed`).
+public struct MediaFailure: Codable, Sendable, Equatable {
+    /// The stream the leg carried.
+    public var streamId: String
+    /// The subscription whose leg ended; nil: the stream's publisher leg.
+    public var subscriberId: String?
+    /// Why, in a sentence (no key, no credential).
+    public var message: String
+
+    /// A failure with every field given.
+    public init(streamId: String, subscriberId: String?, message: String) {
+        self.streamId = streamId
+        self.subscriberId = subscriberId
+        self.message = message
     }
 }
 

@@ -38,6 +38,7 @@ public enum SignalingCodec {
         case .ping: return write("ping", requestId, Empty?.none)
         case .acknowledgeEvents(let through): return write("ack", requestId, EventRef(eventSeq: through))
         case .disconnect: return write("disconnect", requestId, Empty?.none)
+        case .subscriberAnswer(let body): return write("subscriberAnswer", requestId, body)
         }
     }
 
@@ -75,6 +76,7 @@ public enum SignalingCodec {
         case .subscriberQuality(let body): return write("subscriberQuality", requestId, body)
         case .encodingPreferences(let body): return write("encodingPreferences", requestId, body)
         case .relayedReceiversRevoked(let body): return write("relayedReceiversRevoked", requestId, body)
+        case .mediaFailed(let body): return write("mediaFailed", requestId, body)
         }
     }
 
@@ -101,6 +103,7 @@ public enum SignalingCodec {
         case "ping": message = .ping
         case "ack": message = .acknowledgeEvents(through: try body(envelope, EventRef.self).eventSeq)
         case "disconnect": message = .disconnect
+        case "subscriberAnswer": message = .subscriberAnswer(try body(envelope))
         default: throw .unknownType(envelope.type)
         }
         try ClientMessageLimits.check(message)
@@ -152,6 +155,7 @@ public enum SignalingCodec {
         case "subscriberQuality": message = .subscriberQuality(try body(envelope))
         case "encodingPreferences": message = .encodingPreferences(try body(envelope))
         case "relayedReceiversRevoked": message = .relayedReceiversRevoked(try body(envelope))
+        case "mediaFailed": message = .mediaFailed(try body(envelope))
         default: throw .unknownType(envelope.type)
         }
         return (message, envelope.requestId, envelope.seq)

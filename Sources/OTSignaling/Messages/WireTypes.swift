@@ -92,10 +92,13 @@ public struct WireMediaLeg: Codable, Sendable, Equatable {
     public var port: Int
     /// The SRTP profile's RFC name (`AEAD_AES_128_GCM`, `AES_CM_128_HMAC_SHA1_80`, ...).
     public var profile: String
-    /// Base64 master key || salt protecting what the client sends on this leg.
-    public var clientKey: String
-    /// Base64 master key || salt protecting what the router sends on this leg.
-    public var routerKey: String
+    /// Base64 master key || salt protecting what the client sends on this leg (SDES legs).
+    /// Nil on legs of the one-port edge (`transport` set): their keys come from the DTLS
+    /// handshake and never travel in signaling.
+    public var clientKey: String?
+    /// Base64 master key || salt protecting what the router sends on this leg (SDES legs);
+    /// nil on edge legs, as `clientKey`.
+    public var routerKey: String?
     /// SSRC of the audio stream on this leg (publisher leg: the one the client must use;
     /// subscriber leg: the one the router sends), nil without audio.
     public var audioSSRC: UInt32?
@@ -109,9 +112,13 @@ public struct WireMediaLeg: Codable, Sendable, Equatable {
     /// on this leg are derived from the publisher's and this SSRC, so they are its own.
     /// Nil on every other leg.
     public var receiverSSRC: UInt32?
+    /// Legs on the router's one-port edge: the router's ICE credentials and certificate
+    /// fingerprint (the client runs ICE and a DTLS client handshake against `host:port`,
+    /// and the SRTP keys come from that handshake). Nil on SDES legs.
+    public var transport: WireTransport?
 
-    /// A leg with every field given.
-    public init(host: String, port: Int, profile: String, clientKey: String, routerKey: String,
+    /// A leg with every field given (keys nil and `transport` set afterwards for an edge leg).
+    public init(host: String, port: Int, profile: String, clientKey: String?, routerKey: String?,
                 audioSSRC: UInt32?, videoSSRC: UInt32?, simulcastSSRCs: [UInt32]? = nil) {
         self.simulcastSSRCs = simulcastSSRCs
         self.host = host

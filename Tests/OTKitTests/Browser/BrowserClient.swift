@@ -13,6 +13,7 @@ struct BrowserClient {
     <!doctype html><meta charset=utf-8><title>otkit.js test app</title>
     <script type=module>
     window.events = [];
+    const record = (event) => window.events.push(event);
     const connection = (c) => c ? {connectionId: c.connectionId, data: c.data, creationTime: c.creationTime} : null;
     const stream = (s) => ({streamId: s.streamId, name: s.name, hasAudio: s.hasAudio, hasVideo: s.hasVideo,
       videoType: s.videoType, width: s.videoDimensions.width, height: s.videoDimensions.height,
@@ -24,7 +25,6 @@ struct BrowserClient {
       OT.on('exception', (e) => window.events.push({type: 'exception', reason: e.title, data: `${e.code} ${e.message}`}));
       const session = OT.initSession(apiKey, sessionId, options);
       window.session = session;
-      const record = (event) => window.events.push(event);
       session.on({
         sessionConnected: (e) => record({type: e.type, connections: e.connections.map(connection), streams: e.streams.map(stream)}),
         sessionDisconnected: (e) => record({type: e.type, reason: e.reason}),
@@ -47,6 +47,36 @@ struct BrowserClient {
     };
     window.sendSignal = (options) => new Promise((resolve) => session.signal(options, (error) => resolve(failure(error))));
     window.failure = failure;
+    // Media: one publisher and any number of subscribers (by stream id), each in a <div>;
+    // their own events are recorded too, with `on` naming the object.
+    const box = (id) => { const div = document.createElement('div'); div.id = id; document.body.appendChild(div); return div; };
+    window.publish = (props) => new Promise((resolve) => {
+      const publisher = OT.initPublisher(box('publisher'), props, (error) => { if (error) resolve({error: failure(error)}); });
+      window.publisher = publisher;
+      for (const type of ['accessAllowed', 'accessDenied', 'videoElementCreated', 'streamCreated', 'streamDestroyed', 'muteForced', 'destroyed']) {
+        publisher.on(type, (e) => record({type: 'publisher:' + type, stream: e.stream ? stream(e.stream) : undefined, reason: e.reason}));
+      }
+      session.publish(publisher, (error) => resolve(error ? {error: failure(error)} : {streamId: publisher.stream.streamId}));
+    });
+    window.subscribers = {};
+    window.subscribe = (streamId, props) => new Promise((resolve) => {
+      const target = session.streams.find((s) => s.streamId === streamId);
+      if (!target) { resolve({error: {name: 'test', code: 0, message: 'no stream ' + streamId}}); return; }
+      const subscriber = session.subscribe(target, box('subscriber-' + streamId), props || {},
+        (error) => resolve(error ? {error: failure(error)} : {subscriberId: subscriber.subscriberId}));
+      window.subscribers[streamId] = subscriber;
+      for (const type of ['videoElementCreated', 'connected', 'destroyed']) {
+        subscriber.on(type, (e) => record({type: 'subscriber:' + type, reason: e.reason}));
+      }
+    });
+    // The RTCPeerConnection's own report of the publisher (no argument) or of the
+    // subscriber of `streamId`, as a plain list, plus the OpenTok.js getStats summary.
+    window.mediaStats = async (streamId) => {
+      const who = streamId === undefined ? window.publisher : window.subscribers[streamId];
+      const report = streamId === undefined ? (await who.getRtcStatsReport())[0].rtcStatsReport : await who.getRtcStatsReport();
+      const summary = await who.getStats();
+      return {report: [...report.values()], summary: streamId === undefined ? summary[0].stats : summary};
+    };
     window.ready = true;
     </script>
     """

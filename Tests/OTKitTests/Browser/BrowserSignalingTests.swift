@@ -368,17 +368,30 @@ import Testing
         }
     }
 
-    @Test func mediaCallsFailSayingTheyNeedTheWebRTCEdge() throws {
+    /// otkit.js's media calls refuse what they cannot do with OpenTok's codes, through
+    /// their callbacks (never a throw): bad publisher properties (1011), publishing from a
+    /// subscriber token (1500) or a disconnected session (1010), a stream the router does
+    /// not have (1604, the router's answer).
+    @Test func mediaCallsRefuseWhatTheyCannotDoWithOpenTokCodes() throws {
         try withSession { router, sessionId, browser, server in
             let client = try BrowserClient(browser, server)
-            _ = try joined(client, router, sessionId, data: "b")
-            for call in ["OT.initPublisher()", "session.publish()", "session.subscribe()"] {
-                let error = try client.page.evaluate("(() => { try { \(call); return null } catch (e) { return failure(e) } })()",
-                                                     as: BrowserClient.Failure?.self)
-                let failure = try #require(error, "\(call) must fail")
-                #expect(failure.message.contains("WebRTC edge"), "\(call): \(failure)")
-                #expect(failure.code == (call.contains("subscribe") ? 1600 : 1500))
+            _ = try joined(client, router, sessionId, .subscriber, data: "b")
+            func outcome(_ script: String) throws -> BrowserClient.Failure? {
+                try client.page.evaluate("new Promise((resolve) => { \(script) })", as: BrowserClient.Failure?.self, timeout: 30)
             }
+            let badResolution = try outcome("OT.initPublisher(null, {resolution: '640by480'}, (e) => resolve(failure(e)))")
+            #expect(badResolution?.code == 1011 && badResolution?.name == "OT_INVALID_PARAMETER", "\(String(describing: badResolution))")
+            let badRate = try outcome("OT.initPublisher(null, {frameRate: 0}, (e) => resolve(failure(e)))")
+            #expect(badRate?.code == 1011, "\(String(describing: badRate))")
+            let nothing = try outcome("OT.initPublisher(null, {audioSource: null, videoSource: false}, (e) => resolve(failure(e)))")
+            #expect(nothing?.code == 1011, "\(String(describing: nothing))")
+            let subscriberRole = try outcome("session.publish(OT.initPublisher(null, {}), (e) => resolve(failure(e)))")
+            #expect(subscriberRole?.code == 1500 && subscriberRole?.name == "OT_UNABLE_TO_PUBLISH", "\(String(describing: subscriberRole))")
+            let unknown = try outcome("session.subscribe('no-such-stream', null, {}, (e) => resolve(failure(e)))")
+            #expect(unknown?.code == 1604, "\(String(describing: unknown))")
+            try client.page.run("session.disconnect()")
+            let disconnected = try outcome("session.publish(OT.initPublisher(null, {}), (e) => resolve(failure(e)))")
+            #expect(disconnected?.code == 1010 && disconnected?.name == "OT_NOT_CONNECTED", "\(String(describing: disconnected))")
         }
     }
 }

@@ -25,11 +25,17 @@ final class AcceptanceRig {
     let sessionId: String
     private var participants: [Participant] = []
 
-    init(project: ProjectCredentials, relayed: Bool = false) throws {
+    /// `e2ee`: the session is created through `POST /session/create` with `e2ee=true`.
+    init(project: ProjectCredentials, relayed: Bool = false, e2ee: Bool = false) throws {
         kit = SessionTestKit(project: project)
         media = try MediaRouter()
         router = try kit.startRouter(media: media)
-        sessionId = try router.createSession(apiKey: project.apiKey, relayed: relayed)
+        if e2ee {
+            let created = try RouterREST(router: router, project: project).createSession("p2p.preference=disabled&e2ee=true")
+            sessionId = try #require(created.sessionId, "e2ee session create: \(created.status)")
+        } else {
+            sessionId = try router.createSession(apiKey: project.apiKey, relayed: relayed)
+        }
     }
 
     /// Connects a new client (through proxies when `impaired`), expecting didConnect.

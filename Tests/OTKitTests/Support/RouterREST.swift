@@ -21,6 +21,18 @@ struct RouterREST {
         return (response.status, object ?? [:])
     }
 
+    /// `POST /session/create` with the form `form` (as the server SDKs send it); the
+    /// status, the new session's id (nil on refusal) and the error body's message.
+    func createSession(_ form: String) throws -> (status: Int, sessionId: String?, message: String?) {
+        let response = try HTTPClient.request("POST", router.baseURL + "/session/create",
+                                              headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: project),
+                                                        "Content-Type": "application/x-www-form-urlencoded"],
+                                              body: Array(form.utf8))
+        let parsed = try? JSONSerialization.jsonObject(with: Data(response.body))
+        let id = ((parsed as? [[String: Any]])?.first?["session_id"]) as? String
+        return (response.status, id, (parsed as? [String: Any])?["message"] as? String)
+    }
+
     /// The ids of `sessionId`'s streams as `GET /v2/project/{apiKey}/session/{sessionId}/stream`
     /// lists them (what a server SDK's `list_streams` sees).
     func streamIds(_ sessionId: String) throws -> [String] {

@@ -24,6 +24,14 @@ final class ScriptedRouter: @unchecked Sendable {
     var publishMedia: WireMediaLeg?
     /// The media leg handed out with `subscribed`.
     var subscribeMedia: WireMediaLeg?
+    /// When set, makes the `published` leg from the request (an edge leg for its `transport`).
+    var publishMediaFor: (@Sendable (PublishRequest) -> WireMediaLeg?)?
+    /// When set, makes the `subscribed` leg from the request.
+    var subscribeMediaFor: (@Sendable (SubscribeRequest) -> WireMediaLeg?)?
+    /// Whether the `connected` reply says the session is relayed.
+    var relayed = false
+    /// Whether the `connected` reply says the session is end-to-end encrypted.
+    var e2ee = false
     /// The archive and mute state the `connected` reply reports.
     var archive: WireArchive?
     var forceMuteAll = false
@@ -71,8 +79,8 @@ final class ScriptedRouter: @unchecked Sendable {
                 reply = .connected(ConnectedReply(
                     connection: WireConnection(connectionId: ownConnectionId, creationTime: 1_700_000_000_000, data: "me"),
                     capabilities: role, connections: otherConnections, streams: otherStreams, archive: archive,
-                    forceMuteAll: forceMuteAll, resumeSecret: "secret", reconnectGraceMilliseconds: graceMilliseconds, relayed: false,
-                    replayedEvents: request.resumeConnectionId != nil ? replayedEvents : nil))
+                    forceMuteAll: forceMuteAll, resumeSecret: "secret", reconnectGraceMilliseconds: graceMilliseconds, relayed: relayed,
+                    replayedEvents: request.resumeConnectionId != nil ? replayedEvents : nil, e2ee: e2ee))
             }
         case .ping: reply = .pong
         case .reportIssue(let report): reply = .issueReported(issueId: report.issueId ?? "router-chosen")
@@ -80,9 +88,10 @@ final class ScriptedRouter: @unchecked Sendable {
             reply = .published(PublishedReply(stream: WireStream(streamId: "own-stream", connectionId: ownConnectionId, name: request.name,
                                                                  hasAudio: request.hasAudio, hasVideo: request.hasVideo, videoWidth: request.videoWidth,
                                                                  videoHeight: request.videoHeight, videoType: request.videoType, creationTime: 1),
-                                              media: publishMedia, muted: false))
+                                              media: publishMediaFor?(request) ?? publishMedia, muted: false))
         case .subscribe(let request):
-            reply = .subscribed(SubscribedReply(subscriberId: "sub-\(request.streamId)", streamId: request.streamId, media: subscribeMedia))
+            reply = .subscribed(SubscribedReply(subscriberId: "sub-\(request.streamId)", streamId: request.streamId,
+                                                media: subscribeMediaFor?(request) ?? subscribeMedia))
         default: reply = .ok
         }
         transport.deliver(SignalingCodec.encode(reply, requestId: requestId))

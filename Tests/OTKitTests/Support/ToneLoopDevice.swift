@@ -71,21 +71,31 @@ final class ToneLoopDevice: OTAudioDevice, @unchecked Sendable {
 
     func startRendering() -> Bool {
         guard !rendering.exchange(true, ordering: .relaxed) else { return true }
-        let bus = lock.withLock { self.bus }
-        Thread.detachNewThread { [self] in
+        RenderPull.start(bus: lock.withLock { self.bus }, while: { [self] in rendering.load(ordering: .relaxed) }) { [self] piece in
+            lock.withLock {
+                if rendered.count < 48_000 * 20 { rendered.append(contentsOf: piece) }
+                recent.append(contentsOf: piece)
+                if recent.count > 96_000 { recent.removeFirst(48_000) }
+            }
+        }
+        return true
+    }
+}
+
+/// The render side of the tests' audio devices: a thread that pulls 10 ms pieces (480
+/// samples at 48 kHz) from `bus` on a 10 ms clock while `running()` is true, handing each to
+/// `keep`.
+enum RenderPull {
+    static func start(bus: OTAudioBus?, while running: @escaping @Sendable () -> Bool, keep: @escaping @Sendable ([Int16]) -> Void) {
+        Thread.detachNewThread {
             var piece = [Int16](repeating: 0, count: 480)
             var next = Date()
-            while rendering.load(ordering: .relaxed) {
+            while running() {
                 piece.withUnsafeMutableBufferPointer { _ = bus?.readRenderData($0.baseAddress!, numberOfSamples: 480) }
-                lock.withLock {
-                    if rendered.count < 48_000 * 20 { rendered.append(contentsOf: piece) }
-                    recent.append(contentsOf: piece)
-                    if recent.count > 96_000 { recent.removeFirst(48_000) }
-                }
+                keep(piece)
                 next.addTimeInterval(0.01)
                 Thread.sleep(until: next)
             }
         }
-        return true
     }
 }

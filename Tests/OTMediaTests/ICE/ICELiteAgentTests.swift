@@ -2,7 +2,7 @@ import Testing
 @testable import OTMedia
 
 /// The ICE-lite agent's table: who gets an answer, what nomination selects, when a
-/// selection moves, when consent expires, and how much the table may hold.
+/// selection moves, when consent lapses and comes back, and how much the table may hold.
 @Suite struct ICELiteAgentTests {
     static let local = try! ICECredentials(ufrag: "Rtr1", password: "routerPasswordRouterPass")
     static let remoteUfrag = "brws"
@@ -129,29 +129,74 @@ import Testing
         #expect(agent.counters.nominations == 1 && agent.counters.moves == 1 && agent.counters.responses == 5)
     }
 
+    /// When consent lapses, seconds after the last valid check from the selected address
+    /// (plus nanoseconds): 30 s exactly is still within consent.
+    static let lapseTable: [(after: UInt64, extraNanoseconds: UInt64, lapses: Bool)] = [
+        (29, 0, false), (30, 0, false), (30, 1, true), (45, 0, true),
+    ]
+
     /// RFC 7675 with an injected clock: consent lasts 30 s after the last valid check from
-    /// the selected address; checks from elsewhere and unauthenticated ones do not refresh it.
-    @Test func consentExpiresAfterThirtySecondsWithoutValidChecks() {
+    /// the selected address; checks from elsewhere and badly signed ones do not refresh it.
+    /// A lapsed leg is not removed: its address and credentials stay.
+    @Test(arguments: lapseTable)
+    func consentLapsesThirtySecondsAfterTheLastValidCheck(after: UInt64, extraNanoseconds: UInt64, lapses: Bool) {
         var agent = Self.agent()
         let leg = ICELegID(7)
         let s = Self.seconds
         _ = Self.handle(&agent, Self.check(nominate: true), from: Self.first, now: 10 * s)
         _ = Self.handle(&agent, Self.check(), from: Self.first, now: 20 * s)       // refresh: last = 20 s
-        _ = Self.handle(&agent, Self.check(), from: Self.second, now: 45 * s)      // elsewhere: no refresh
-        _ = Self.handle(&agent, Self.check(password: "wrongPasswordWrongPassw"), from: Self.first, now: 46 * s)
-        #expect(agent.expire(now: 50 * s).isEmpty, "exactly 30 s is still within consent")
-        #expect(agent.expire(now: 50 * s + 1) == [leg])
-        #expect(agent.legCount == 0 && agent.selectedAddress(of: leg) == nil && agent.leg(selectedAt: Self.first) == nil)
-        #expect(agent.counters.expired == 1)
-        // The leg is gone: its checks are now unknown.
-        #expect(Self.handle(&agent, Self.check(), from: Self.first, now: 51 * s) == .drop(.unknownUfrag))
+        _ = Self.handle(&agent, Self.check(), from: Self.second, now: 25 * s)      // elsewhere: no refresh
+        _ = Self.handle(&agent, Self.check(password: "wrongPasswordWrongPassw"), from: Self.first, now: 26 * s)
+        let now = (20 + after) * s + extraNanoseconds
+        #expect(agent.lapse(now: now) == (lapses ? [leg] : []), "\(after) s + \(extraNanoseconds) ns")
+        #expect(agent.hasConsent(leg) == !lapses)
+        #expect(agent.counters.lapses == (lapses ? 1 : 0))
+        // Lapsed or not, the leg stays with its selection.
+        #expect(agent.legCount == 1 && agent.selectedAddress(of: leg) == Self.first && agent.leg(selectedAt: Self.first) == leg)
     }
 
-    @Test func aLegNeverCheckedExpiresFromItsRegistration() {
+    /// What a check after a lapse does: (name, check, source, whether it restores consent).
+    static let afterLapse: [(name: String, check: [UInt8], from: SocketAddress, restores: Bool)] = [
+        ("valid check from the selected address", check(), first, true),
+        ("badly signed check from the selected address", check(password: "wrongPasswordWrongPassw"), first, false),
+        ("valid check from elsewhere, not nominating", check(), second, false),
+        ("valid nomination from elsewhere (a new path)", check(nominate: true), second, true),
+    ]
+
+    /// A lapse is reported once; a valid check from the selected address (or a new
+    /// nomination) restores consent on the same leg and says so; a badly signed check or
+    /// one from elsewhere does not. A restored leg can lapse again (counted again).
+    @Test(arguments: afterLapse)
+    func aLapseIsReportedOnceAndAValidCheckRestoresConsent(name: String, check: [UInt8], from source: SocketAddress, restores: Bool) {
+        var agent = Self.agent()
+        let leg = ICELegID(7)
+        let s = Self.seconds
+        _ = Self.handle(&agent, Self.check(nominate: true), from: Self.first, now: 10 * s)
+        #expect(agent.lapse(now: 41 * s) == [leg])
+        #expect(agent.lapse(now: 42 * s).isEmpty, "reported once")
+        #expect(agent.lapse(now: 90 * s).isEmpty, "still once")
+        let result = Self.handle(&agent, check, from: source, now: 100 * s)
+        if case let .respond(_, event) = result {
+            #expect(event.consentRestored == restores, "\(name)")
+        } else {
+            #expect(!restores, "\(name): \(result)")
+        }
+        #expect(agent.hasConsent(leg) == restores, "\(name)")
+        #expect(agent.counters.restorations == (restores ? 1 : 0), "\(name)")
+        #expect(agent.lapse(now: 101 * s).isEmpty)
+        #expect(agent.lapse(now: 131 * s) == (restores ? [leg] : []), "\(name): a restored leg lapses again")
+        #expect(agent.counters.lapses == (restores ? 2 : 1), "\(name)")
+        #expect(agent.legCount == 1)
+    }
+
+    @Test func aLegNeverCheckedLapsesFromItsRegistration() {
         var agent = ICELiteAgent()
         try! agent.register(ICELegID(1), local: Self.local, remoteUfrag: "brws", now: 100 * Self.seconds)
-        #expect(agent.expire(now: 129 * Self.seconds).isEmpty)
-        #expect(agent.expire(now: 131 * Self.seconds) == [ICELegID(1)])
+        #expect(agent.lapse(now: 129 * Self.seconds).isEmpty)
+        #expect(agent.hasConsent(ICELegID(1)))
+        #expect(agent.lapse(now: 131 * Self.seconds) == [ICELegID(1)])
+        #expect(!agent.hasConsent(ICELegID(1)) && agent.legCount == 1)
+        #expect(!agent.hasConsent(ICELegID(2)), "an unknown leg has no consent")
     }
 
     @Test func legCapDuplicatesAndRemoval() throws {

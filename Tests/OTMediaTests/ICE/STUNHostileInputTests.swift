@@ -55,7 +55,7 @@ import Testing
 
     @Test(arguments: cases)
     func refused(name: String, bytes: [UInt8], expected: STUNError) {
-        withRaw(bytes) { raw in
+        _ = withRaw(bytes) { raw in
             #expect(throws: expected, "\(name)") { try STUNMessage(parsing: raw) }
         }
     }

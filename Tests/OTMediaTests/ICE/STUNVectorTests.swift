@@ -121,7 +121,7 @@ import Testing
 
     @Test func writerRefusesABufferThatIsTooSmall() throws {
         var out = [UInt8](repeating: 0, count: 60)
-        out.withUnsafeMutableBytes { buffer in
+        _ = out.withUnsafeMutableBytes { buffer in
             #expect(throws: STUNError.bufferTooSmall(needed: 68, available: 60)) {
                 try key.withUnsafeBytes { key in
                     _ = try STUNBinding.writeSuccessResponse(into: buffer, transactionID: STUNTestVectors.transactionID,

@@ -90,3 +90,17 @@ struct EdgeFixture {
         return client
     }
 }
+
+/// Sends `rtp` to leg `id` with `edge.send`: the error it threw, or nil when it was sent.
+func edgeSend(_ edge: MediaEdge, _ id: EdgeLegID, rtp: [UInt8]) -> EdgeError? {
+    rtp.withUnsafeBytes { bytes -> EdgeError? in
+        do {
+            try edge.send(leg: id, rtp: bytes)
+            return nil
+        } catch let error as EdgeError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+}

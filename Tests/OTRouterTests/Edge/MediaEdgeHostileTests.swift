@@ -128,7 +128,11 @@ import Testing
         _ = stalled
     }
 
-    @Test func aLegWithoutConsentExpiresAndAnotherRefreshedStays() throws {
+    /// RFC 7675 section 5.1 asks only that the edge stop SENDING after 30 s without a
+    /// valid check: the silent leg lapses (counted, `send` refuses it and counts that) but
+    /// stays registered with its keys and address, no ending is reported, and its peer's
+    /// next valid check resumes sending to the very same leg; the refreshed leg never lapses.
+    @Test func aLegWithoutConsentLapsesIsKeptAndAValidCheckResumesIt() throws {
         let clock = ManualClock(start: 1_000_000_000)
         let fixture = try EdgeFixture(clock: clock)
         let quiet = try fixture.connected(1)
@@ -136,13 +140,24 @@ import Testing
         clock.advance(by: 20_000_000_000)
         #expect(try chatty.checkICE())
         clock.advance(by: 15_000_000_000)
-        #expect(edgeEventually { fixture.edge.counters.legsExpired == 1 })
-        #expect(!fixture.edge.isRegistered(EdgeLegID(1)))
-        #expect(fixture.edge.isRegistered(EdgeLegID(2)))
-        #expect(edgeEventually { fixture.inbox.endings == ["leg 1: ICE consent expired"] })
-        try chatty.sendRTP(rtpPacket(sequence: 1, ssrc: 2, payload: [2]))
-        try quiet.sendRTP(rtpPacket(sequence: 1, ssrc: 1, payload: [1]))
-        #expect(edgeEventually { fixture.inbox.received(EdgeLegID(2)).count == 1 && fixture.edge.counters.mediaWithoutLeg == 1 })
-        #expect(fixture.inbox.received(EdgeLegID(1)).isEmpty)
+        #expect(edgeEventually { fixture.edge.counters.consentLapses == 1 })
+        #expect(fixture.edge.isRegistered(EdgeLegID(1)) && fixture.edge.isConnected(EdgeLegID(1)))
+        #expect(!fixture.edge.hasConsent(EdgeLegID(1)) && fixture.edge.hasConsent(EdgeLegID(2)))
+        #expect(fixture.edge.legCount == 2 && fixture.inbox.endings.isEmpty)
+        // Nothing goes to the lapsed leg (refused and counted); the other leg is served.
+        let packet = rtpPacket(sequence: 1, ssrc: 9, payload: [9])
+        #expect(edgeSend(fixture.edge, EdgeLegID(1), rtp: packet) == .consentLapsed)
+        #expect(fixture.edge.counters.mediaWithheld == 1)
+        #expect(edgeSend(fixture.edge, EdgeLegID(2), rtp: packet) == nil)
+        #expect(try chatty.receiveMedia()?.packet == packet)
+        #expect(try quiet.receiveMedia(timeout: 0.2) == nil, "nothing was sent to the lapsed leg")
+        // A valid check from the selected address restores consent: same leg, keys, address.
+        #expect(try quiet.checkICE())
+        #expect(edgeEventually { fixture.edge.counters.consentRestored == 1 })
+        #expect(fixture.edge.hasConsent(EdgeLegID(1)))
+        #expect(edgeSend(fixture.edge, EdgeLegID(1), rtp: packet) == nil)
+        #expect(try quiet.receiveMedia()?.packet == packet)
+        #expect(fixture.edge.legCount == 2 && fixture.edge.counters.consentLapses == 1 && fixture.edge.counters.mediaWithheld == 1)
+        #expect(fixture.inbox.endings.isEmpty)
     }
 }

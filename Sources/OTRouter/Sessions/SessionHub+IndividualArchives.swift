@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import OTNet
+
+/// Individual archives at work: a recorder per published stream while the archive runs
+/// (`IndividualRecording`), the ZIP at stop, and the signed download link. The hub's lock
+/// is never held across file I/O: recorders start and finish in `afterUnlock` work.
+extension SessionHub {
+    /// A stream was published in `session`: record it if an individual archive runs (under the lock).
+    func archiveStreamLanded(_ streamId: String, in session: SessionRecord) {
+        guard !session.relayed, let archiveId = session.activeArchiveId, let recording = recordings[archiveId],
+              let stream = session.streams[streamId] else { return }
+        let data = session.connections[stream.wire.connectionId]?.data
+        let media = media
+        afterUnlock { recording.begin(streamId: streamId, connectionData: data, media: media) }
+    }
+
+    /// A stream left `session`: its file ends (under the lock).
+    func archiveStreamLeft(_ streamId: String, in session: SessionRecord) {
+        guard let archiveId = session.activeArchiveId, let recording = recordings[archiveId] else { return }
+        let media = media
+        afterUnlock { recording.end(streamId: streamId, media: media) }
+    }
+
+    /// Starts the recorders of a new individual archive, one per stream published now (under the lock).
+    func beginIndividualRecording(_ archive: ArchiveRecord, in session: SessionRecord) {
+        let recording = IndividualRecording(archive: archive, root: configuration.effectiveArchiveDirectory)
+        recordings[archive.id] = recording
+        let streams = session.streamOrder.compactMap { id in
+            session.streams[id].map { (id, session.connections[$0.wire.connectionId]?.data) }
+        }
+        let media = media
+        afterUnlock {
+            for (streamId, data) in streams { recording.begin(streamId: streamId, connectionData: data, media: media) }
+        }
+    }
+
+    /// Finishes the recorders of a stopped individual archive and writes its ZIP on a
+    /// background queue (the `stop` request answers `stopped` without waiting for the
+    /// copy); the archive then goes `available` (or `failed` with the reason).
+    func finishIndividualRecording(_ archiveId: String) {
+        guard let recording = recordings.removeValue(forKey: archiveId) else { return }
+        let media = media
+        afterUnlock { [self] in DispatchQueue.global(qos: .utility).async { [self] in finished(archiveId, recording, media) } }
+    }
+
+    /// The background half of `finishIndividualRecording`.
+    private func finished(_ archiveId: String, _ recording: IndividualRecording, _ media: any MediaForwarding) {
+        let outcome = recording.finishAll(media: media)
+        perform {
+            guard var archive = archives[archiveId] else {
+                // Deleted while its ZIP was being written: nothing may stay behind.
+                afterUnlock {
+                    try? FileManager.default.removeItem(atPath: recording.zipPath)
+                    try? FileManager.default.removeItem(atPath: recording.directory)
+                }
+                return
+            }
+            archive.durationSeconds = outcome.durationSeconds
+            if let failure = outcome.failure {
+                archive.status = "failed"
+                archive.reason = failure
+                log.log(.warning, "archive.failed", session: archive.sessionId, ["archive": archiveId, "reason": failure])
+            } else {
+                archive.status = "available"
+                archive.size = outcome.size
+                archive.filePath = outcome.zipPath
+                log.log(.info, "archive.available", session: archive.sessionId,
+                        ["archive": archiveId, "size": String(outcome.size)])
+            }
+            archives[archiveId] = archive
+        }
+    }
+
+    /// The signed link path of an available archive (valid for the configured lifetime), else nil.
+    func archiveLinkPath(_ archive: ArchiveRecord) -> String? {
+        guard archive.status == "available", archive.filePath != nil else { return nil }
+        let expires = Self.nowMilliseconds() / 1000 + Int64(configuration.archiveURLLifetimeSeconds)
+        return archiveLinks.path(archiveId: archive.id, expires: expires)
+    }
+
+    /// `GET /archive-file/{id}.zip?expires=&signature=`: the ZIP when the link is right and
+    /// not expired, 403 otherwise (tampered, expired, missing), 404 once the archive is
+    /// gone; nil for any other path. Cost: one HMAC, one lock, the file read into memory.
+    func archiveFileResponse(to request: HTTPRequest) -> HTTPResponse? {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0] == ArchiveLinkSigner.prefix, parts[1].hasSuffix(".zip") else { return nil }
+        func refuse(_ status: Int, _ message: String) -> HTTPResponse {
+            .json(status, RESTBodies.error(RESTError(status, message)).text)
+        }
+        guard request.method == "GET" else { return refuse(405, "archive files are fetched by GET") }
+        let archiveId = String(parts[1].dropLast(4))
+        guard let expires = request.queryValue("expires").flatMap({ Int64($0) }),
+              let signature = request.queryValue("signature"),
+              archiveLinks.check(archiveId: archiveId, expires: expires, signature: signature, now: Self.nowMilliseconds() / 1000)
+        else { return refuse(403, "the archive link is not signed, is tampered with or has expired") }
+        guard let path = perform({ archives[archiveId]?.filePath }),
+              let bytes = FileManager.default.contents(atPath: path) else { return refuse(404, "Archive not found") }
+        return HTTPResponse(status: 200, contentType: "application/zip",
+                            headers: ["Content-Disposition": "attachment; filename=\"\(archiveId).zip\""], body: [UInt8](bytes))
+    }
+}
