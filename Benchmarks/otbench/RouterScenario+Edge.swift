@@ -109,15 +109,7 @@ extension RouterScenario {
             workerShares.append(Double(workers) / Double(max(cpu, 1)))
 
             try ring.fill(protector: nil)
-            var forwarded0: UInt64 = 0, cpu0: UInt64 = 0, forwarded1: UInt64 = 0, cpu1: UInt64 = 0
-            bare_relay_sample(bare, &forwarded0, &cpu0)
-            try blast(from: bareBlaster, to: bareIn.localAddress.port) {
-                var f: UInt64 = 0, c: UInt64 = 0
-                bare_relay_sample(bare, &f, &c)
-                return f
-            }
-            bare_relay_sample(bare, &forwarded1, &cpu1)
-            let bareRate = Double(forwarded1 - forwarded0) / (Double(cpu1 - cpu0) / 1e9)
+            let bareRate = try bareRelayRate(bare) { try blast(from: bareBlaster, to: bareIn.localAddress.port, forwarded: $0) }.rate
             routerRates.append(routerRate)
             bareRates.append(bareRate)
             log("  edge 1x\(n) run \(run + 1)/\(runs): router \(Int(routerRate)) pkt/CPU-s (\(forwarded) forwarded, "

@@ -135,20 +135,12 @@ enum RouterScenario: Scenario {
 
             // Bare relay.
             try ring.fill(protector: nil)
-            var forwarded0: UInt64 = 0, cpu0: UInt64 = 0, forwarded1: UInt64 = 0, cpu1: UInt64 = 0
-            bare_relay_sample(bare, &forwarded0, &cpu0)
-            try blast(to: bareIn.localAddress.port) {
-                var f: UInt64 = 0, c: UInt64 = 0
-                bare_relay_sample(bare, &f, &c)
-                return f
-            }
-            bare_relay_sample(bare, &forwarded1, &cpu1)
-            let bareRate = Double(forwarded1 - forwarded0) / (Double(cpu1 - cpu0) / 1e9)
+            let (bareRate, bareForwarded) = try bareRelayRate(bare) { try blast(to: bareIn.localAddress.port, forwarded: $0) }
             routerRates.append(routerRate)
             bareRates.append(bareRate)
             log("  1x\(n) run \(run + 1)/\(runs): router \(Int(routerRate)) pkt/CPU-s (\(routerForwarded) forwarded, "
                 + "\(after.packetsDropped - before.packetsDropped) dropped), bare \(Int(bareRate)) pkt/CPU-s "
-                + "(\(forwarded1 - forwarded0) forwarded), ratio \(TableReport.format(routerRate / bareRate))")
+                + "(\(bareForwarded) forwarded), ratio \(TableReport.format(routerRate / bareRate))")
         }
         let routerRate = median(routerRates), bareRate = median(bareRates)
         let label = "router 1x\(n)"
@@ -225,4 +217,18 @@ enum RouterScenario: Scenario {
 func requireCounters(_ router: MediaRouter, _ stream: String) throws -> ForwardingCounters {
     guard let counters = router.counters(streamId: stream) else { throw ScenarioError("the router lost stream \(stream)") }
     return counters
+}
+
+/// The bare C relay's packets forwarded per CPU second while `blast` drives it, sampled
+/// from the relay itself (the blaster's CPU excluded); also the packets it forwarded.
+func bareRelayRate(_ bare: OpaquePointer?, blast: (_ forwarded: () -> UInt64) throws -> Void) rethrows -> (rate: Double, forwarded: UInt64) {
+    var forwarded0: UInt64 = 0, cpu0: UInt64 = 0, forwarded1: UInt64 = 0, cpu1: UInt64 = 0
+    bare_relay_sample(bare, &forwarded0, &cpu0)
+    try blast {
+        var f: UInt64 = 0, c: UInt64 = 0
+        bare_relay_sample(bare, &f, &c)
+        return f
+    }
+    bare_relay_sample(bare, &forwarded1, &cpu1)
+    return (Double(forwarded1 - forwarded0) / (Double(cpu1 - cpu0) / 1e9), forwarded1 - forwarded0)
 }
