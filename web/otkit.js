@@ -405,6 +405,10 @@ function sframeWorker() {
     const message = event.data;
     if (message.type === 'key') install(message);
     else if (message.type === 'streams') run(message.readable, message.writable, message.options, null);
+    else if (message.type === 'counts') {
+      const counts = [...transforms].map((t) => ({ id: t.options.id, side: t.options.side, kind: t.options.kind, frames: t.frames, failed: t.failed }));
+      self.postMessage({ type: 'counts', request: message.request, counts });
+    }
   };
   self.onrtctransform = (event) => {
     const transformer = event.transformer;
@@ -479,6 +483,7 @@ function sframeWorker() {
   function run(readable, writable, options, transformer) {
     const video = options.kind === 'video';
     const transform = options.side === 'send' ? sealer(video, transformer) : opener(video, transformer, options.id);
+    Object.assign(transform, { options, frames: 0, failed: 0 });  // frames sealed or opened; frames that failed to open
     transforms.add(transform);
     readable.pipeThrough(new TransformStream({ transform: transform.frame })).pipeTo(writable)
       .catch(() => {}).finally(() => transforms.delete(transform));
@@ -486,7 +491,7 @@ function sframeWorker() {
 
   function sealer(video, transformer) {
     const tracks = new Map();  // SSRC -> {base, kid, ctr, material}: one KID and counter per encoding
-    return {
+    const cryptor = {
       rekeyed() {
         // A new key starts over with a keyframe, so subscribers with the new key recover at once.
         if (video && transformer && typeof transformer.generateKeyFrame === 'function') transformer.generateKeyFrame().catch(() => {});
@@ -516,16 +521,18 @@ function sframeWorker() {
         out.set(header.subarray(0, headerLength), clear);
         out.set(sealed, clear + headerLength);
         frame.data = out.buffer;
+        cryptor.frames += 1;
         controller.enqueue(frame);
       },
     };
+    return cryptor;
   }
 
   function opener(video, transformer, id) {
     let failing = false;
-    const fail = () => { if (!failing) { failing = true; self.postMessage({ type: 'mismatch', id, kind: video ? 'video' : 'audio' }); } };
+    const fail = () => { cryptor.failed += 1; if (!failing) { failing = true; self.postMessage({ type: 'mismatch', id, kind: video ? 'video' : 'audio' }); } };
     const verified = () => { if (failing) { failing = false; self.postMessage({ type: 'match', id, kind: video ? 'video' : 'audio' }); } };
-    return {
+    const cryptor = {
       rekeyed() {
         if (video && transformer && typeof transformer.sendKeyFrameRequest === 'function') transformer.sendKeyFrameRequest().catch(() => {});
       },
@@ -569,9 +576,11 @@ function sframeWorker() {
         out.set(data.subarray(0, clear));
         out.set(plain, clear);
         frame.data = out.buffer;
+        cryptor.frames += 1;
         controller.enqueue(frame);
       },
     };
+    return cryptor;
   }
 }
 
@@ -1040,6 +1049,8 @@ export class Session extends Emitter {
     this._worker = null;       // the frame cryptor (made at the first sealing leg)
     this._cryptoSubscribers = new Map();  // Subscriber id -> Subscriber, for the cryptor's reports
     this._secretError = null;  // an invalid options.encryptionSecret: connect fails with it
+    this._countRequests = new Map();  // _cryptoCounts request -> resolve
+    this._countRequest = 0;
     if (options.encryptionSecret !== undefined) {
       this._secretError = invalidSecret(options.encryptionSecret);
       if (!this._secretError) this.setEncryptionSecret(options.encryptionSecret).catch(() => {});
@@ -1069,6 +1080,20 @@ export class Session extends Emitter {
     });
   }
 
+  /**
+   * The cryptor's counters, for diagnostics and tests: a Promise of one entry per live
+   * transform, `{id (the Subscriber's; none for a sender), side, kind, frames (sealed or
+   * opened), failed (did not open)}`; empty when nothing seals. Cost: one Worker round trip.
+   */
+  _cryptoCounts() {
+    if (!this._worker) return Promise.resolve([]);
+    const request = ++this._countRequest;
+    return new Promise((resolve) => {
+      this._countRequests.set(request, resolve);
+      this._worker.postMessage({ type: 'counts', request });
+    });
+  }
+
   /** Whether this session's media legs seal and open frames (sticky: e2ee once, or a secret set). */
   _seals() { return this._e2ee || this._secrets > 0; }
 
@@ -1078,8 +1103,15 @@ export class Session extends Emitter {
     const url = URL.createObjectURL(new Blob([`(${sframeWorker.toString()})();`], { type: 'text/javascript' }));
     this._worker = new Worker(url, { name: 'otkit-sframe' });
     this._worker.onmessage = (event) => {
-      const subscriber = this._cryptoSubscribers.get(event.data && event.data.id);
-      if (subscriber) subscriber._encryption(event.data);
+      const message = event.data || {};
+      if (message.type === 'counts') {
+        const resolve = this._countRequests.get(message.request);
+        this._countRequests.delete(message.request);
+        if (resolve) resolve(message.counts);
+        return;
+      }
+      const subscriber = this._cryptoSubscribers.get(message.id);
+      if (subscriber) subscriber._encryption(message);
     };
     this._worker.postMessage({ type: 'key', secretSet: this._secrets > 0, baseKey: this._baseKey });
     return this._worker;

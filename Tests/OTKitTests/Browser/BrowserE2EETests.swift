@@ -96,17 +96,22 @@ import Testing
                 let audio = stats.first("inbound-rtp", "audio")
                 return (stats.first("inbound-rtp", "video")?.framesDecoded ?? 0, audio?.totalSamplesReceived ?? 0, audio?.concealedSamples ?? 0)
             }
-            let before = (received: try received(), encoded: pipeline.videoCounters.snapshot().frames)
+            let before = (received: try received(), encoded: pipeline.videoCounters.snapshot().frames, video: try client.opened("video"), audio: try client.opened("audio"))
             Thread.sleep(forTimeInterval: 10)
-            let after = (received: try received(), encoded: pipeline.videoCounters.snapshot().frames)
+            let after = (received: try received(), encoded: pipeline.videoCounters.snapshot().frames, video: try client.opened("video"), audio: try client.opened("audio"))
+            let opened = (video: after.video.frames - before.video.frames, audio: after.audio.frames - before.audio.frames,
+                          failed: after.video.failed + after.audio.failed)
             let stats = try client.mediaStats(streamId)
             let level = stats.first("inbound-rtp", "audio")?.audioLevel ?? 0
             let encoded = Int(after.encoded - before.encoded), decoded = after.received.decoded - before.received.decoded
             let samples = after.received.samples - before.received.samples, concealed = after.received.concealed - before.received.concealed
-            let report = "native→browser: \(decoded) of \(encoded) video frames decoded; audio \(samples) samples, " +
+            let report = "native→browser: \(decoded) of \(encoded) video frames decoded, \(opened.video) opened; audio \(opened.audio) frames opened, \(samples) samples, " +
                 "\(concealed) concealed, level \(String(format: "%.2f", level)); \(BrowserClient.receiveLine(stats.first("inbound-rtp", "video")))"
             print("BrowserE2EE:", report)
             #expect(encoded >= 100 && Double(decoded) >= 0.9 * Double(encoded), "video ≥ 90 %: \(report)")
+            // What the decoder got is what the cryptor opened (it drops the rest): every
+            // decoded frame authenticated under the shared key.
+            #expect(Double(opened.video) >= 0.9 * Double(encoded) && opened.audio >= 400 && opened.failed == 0, "opened in the browser: \(report)")
             // 10 s at 48 kHz is 480,000 samples; the tone is 0.3 of full scale, silence or
             // undecryptable audio is 0.
             #expect(samples >= 240_000 && level > 0.05, "the native tone is heard: \(report)")
@@ -146,7 +151,9 @@ import Testing
             let video = stats.first("inbound-rtp", "video"), audio = stats.first("inbound-rtp", "audio")
             let mismatches = try client.events().filter { $0.type == "subscriber:encryptionSecretMismatch" }.count
             print("BrowserE2EE: another secret: \(mismatches) mismatch event(s); \(BrowserClient.receiveLine(video)); audio level \(audio?.audioLevel ?? -1)")
+            let opened = try client.opened("video")
             #expect(mismatches == 1, "one mismatch event, not one per frame")
+            #expect(opened.frames == 0 && opened.failed >= 30, "the cryptor dropped every frame: \(opened)")
             #expect((video?.framesDecoded ?? -1) == 0, "no frame decoded: \(BrowserClient.receiveLine(video))")
             #expect((audio?.audioLevel ?? 1) < 0.01, "nothing heard: level \(audio?.audioLevel ?? -1)")
         }
@@ -154,7 +161,7 @@ import Testing
     /// The fallback for browsers without `RTCRtpScriptTransform`: the page hides it before
     /// loading otkit.js, which then uses Chrome's insertable streams (`createEncodedStreams`,
     /// `encodedInsertableStreams: true`). Both ways in one 10 s window: native decodes ≥ 90 %
-    /// of the browser's video frames and the browser ≥ 90 % of native's.
+    /// of the browser's video frames and the browser's cryptor opens ≥ 90 % of native's.
     @Test func insertableStreamsFallbackInteroperatesBothWays() throws {
         try BrowserRig.run(kit, fps: 30, e2ee: true) { rig in
             let client = try BrowserClient(rig.browser, rig.server)
@@ -187,14 +194,14 @@ import Testing
 
             func counts() throws -> (sent: Int, rendered: Int, encoded: Int, decoded: Int) {
                 (try client.mediaStats().first("outbound-rtp", "video")?.framesSent ?? 0, render.frames,
-                 Int(encoder.videoCounters.snapshot().frames), try client.mediaStats(nativeStream).first("inbound-rtp", "video")?.framesDecoded ?? 0)
+                 Int(encoder.videoCounters.snapshot().frames), try client.opened("video").frames)
             }
             let before = try counts()
             Thread.sleep(forTimeInterval: 10)
             let after = try counts()
             let toNative = (sent: after.sent - before.sent, decoded: after.rendered - before.rendered)
             let toBrowser = (sent: after.encoded - before.encoded, decoded: after.decoded - before.decoded)
-            let report = "insertable streams: browser→native \(toNative.decoded) of \(toNative.sent), native→browser \(toBrowser.decoded) of \(toBrowser.sent) video frames decoded"
+            let report = "insertable streams: browser→native \(toNative.decoded) of \(toNative.sent), native→browser \(toBrowser.decoded) of \(toBrowser.sent) video frames decoded (native) and opened (browser)"
             print("BrowserE2EE:", report)
             #expect(toNative.sent >= 100 && Double(toNative.decoded) >= 0.9 * Double(toNative.sent), "\(report)")
             #expect(toBrowser.sent >= 100 && Double(toBrowser.decoded) >= 0.9 * Double(toBrowser.sent), "\(report)")
@@ -207,6 +214,22 @@ extension BrowserClient {
     /// `session.setEncryptionSecret(secret)`: nil once the key is in use, else the error.
     func setEncryptionSecret(_ secret: String) throws -> Failure? {
         try page.evaluate("setSecret(\(js(secret)))", as: Failure?.self, timeout: 60)
+    }
+
+    /// One transform of the page's frame cryptor (otkit.js `session._cryptoCounts()`).
+    struct CryptoCount: Decodable {
+        var side: String
+        var kind: String
+        /// Frames sealed (send) or opened (receive), so authenticated.
+        var frames: Int
+        /// Frames that did not open (dropped).
+        var failed: Int
+    }
+
+    /// The receive-side counters of `kind`, summed over the page's subscribers.
+    func opened(_ kind: String) throws -> (frames: Int, failed: Int) {
+        let counts = try page.evaluate("session._cryptoCounts()", as: [CryptoCount].self).filter { $0.side == "receive" && $0.kind == kind }
+        return (counts.reduce(0) { $0 + $1.frames }, counts.reduce(0) { $0 + $1.failed })
     }
 }
 
