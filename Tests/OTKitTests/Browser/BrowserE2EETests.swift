@@ -158,6 +158,76 @@ import Testing
             #expect((audio?.audioLevel ?? 1) < 0.01, "nothing heard: level \(audio?.audioLevel ?? -1)")
         }
     }
+    /// A native client and the browser (already publishing `browserStream`) in both
+    /// directions: native publishes its pattern and subscribes to the browser, the browser
+    /// subscribes to native, and both decode 30 frames.
+    struct Meeting {
+        let session: OTSession
+        let recorder: DelegateRecorder
+        /// What native renders of the browser's stream.
+        let render: CountingRender
+        /// Native's publisher pipeline (frames encoded).
+        let encoder: PublisherPipeline
+        let nativeStream: String
+    }
+
+    func meet(_ rig: BrowserRig, _ client: BrowserClient, _ browserStream: String,
+              sourceLocation: SourceLocation = #_sourceLocation) throws -> Meeting {
+        let recorder = DelegateRecorder()
+        let session = try native(rig, recorder)
+        let (publisher, nativeStream) = try kit.publishPattern(session, recorder, name: "native", width: 320, height: 240, fps: 30)
+        #expect(recorder.wait(20) { $0.contains("streamCreated \(browserStream)") }, sourceLocation: sourceLocation)
+        let stream = try #require(session.streams[browserStream], sourceLocation: sourceLocation)
+        let subscriber = try #require(OTSubscriber(stream: stream, delegate: recorder), sourceLocation: sourceLocation)
+        let render = CountingRender()
+        subscriber.videoRender = render
+        try session.subscribe(subscriber)
+        try client.wait(20, what: "the native stream") { $0.contains { $0.type == "streamCreated" && $0.stream?.streamId == nativeStream } }
+        _ = try #require(try? client.subscribe(nativeStream).get(), "the browser subscribes", sourceLocation: sourceLocation)
+        let bothDecode = try eventually {
+            let decoded = try client.mediaStats(nativeStream).first("inbound-rtp", "video")?.framesDecoded ?? 0
+            return render.frames >= 30 && decoded >= 30
+        }
+        #expect(bothDecode, "both decode: native \(render.frames) frames", sourceLocation: sourceLocation)
+        let encoder = try #require(publisher.lock.withLock { publisher.pipeline }, sourceLocation: sourceLocation)
+        return Meeting(session: session, recorder: recorder, render: render, encoder: encoder, nativeStream: nativeStream)
+    }
+
+    /// Both change to a new common secret mid-session (the browser first, then native):
+    /// both decode each other again. Native, once its new key is in (it then forgets every
+    /// old KID), renders 30 more of the browser's frames, so the browser seals under the new
+    /// key; the browser's cryptor opens 30 more of native's. A mismatch the browser reports
+    /// while native still seals under the old key is followed by its match.
+    @Test func aNewCommonSecretMidSessionAndBothDecodeAgain() throws {
+        try BrowserRig.run(kit, fps: 30, e2ee: true) { rig in
+            let client = try rig.tab(data: "browser")
+            #expect(try client.setEncryptionSecret(Self.secret) == nil)
+            let browserStream = try #require(try? client.publish("{resolution: '320x240', frameRate: 30}").get(), "the browser publishes")
+            let meeting = try meet(rig, client, browserStream)
+            defer { meeting.session.disconnect() }
+
+            let newSecret = "a brand new shared secret"
+            #expect(try client.setEncryptionSecret(newSecret) == nil)
+            try meeting.session.setEncryptionSecret(newSecret)
+            #expect(eventually { meeting.session.encryptionKeys.generation == 2 }, "native's new key is in")
+            let switched = Date()
+            let rendered = meeting.render.frames, opened = try client.opened("video").frames
+            let recovered = try eventually {
+                let browserOpened = try client.opened("video").frames
+                return meeting.render.frames >= rendered + 30 && browserOpened >= opened + 30
+            }
+            let events = try client.events()
+            let mismatches = events.filter { $0.type == "subscriber:encryptionSecretMismatch" }.count
+            let matches = events.filter { $0.type == "subscriber:encryptionSecretMatch" }.count
+            let report = "native rendered \(meeting.render.frames - rendered), the browser opened \((try client.opened("video").frames) - opened) " +
+                "frames since native's new key (\(String(format: "%.2f", Date().timeIntervalSince(switched))) s); browser mismatch/match events " +
+                "\(mismatches)/\(matches); native: \(meeting.recorder.calls.filter { $0.hasPrefix("subscriber didFail") })"
+            print("BrowserE2EE: new secret:", report)
+            #expect(recovered, "both decode under the new secret: \(report)")
+            #expect(mismatches == matches, "every mismatch episode ended: \(report)")
+        }
+    }
+
     /// The fallback for browsers without `RTCRtpScriptTransform`: the page hides it before
     /// loading otkit.js, which then uses Chrome's insertable streams (`createEncodedStreams`,
     /// `encodedInsertableStreams: true`). Both ways in one 10 s window: native decodes ≥ 90 %
@@ -173,24 +243,9 @@ import Testing
             let browserStream = try #require(try? client.publish("{resolution: '320x240', frameRate: 30}").get(), "the browser publishes")
             #expect(try client.page.evaluate("window.publisher._pc.getConfiguration().encodedInsertableStreams === true", as: Bool.self),
                     "the publisher's connection asked for insertable streams")
-            let recorder = DelegateRecorder()
-            let session = try native(rig, recorder)
-            defer { session.disconnect() }
-            let (publisher, nativeStream) = try kit.publishPattern(session, recorder, name: "native", width: 320, height: 240, fps: 30)
-            #expect(recorder.wait(20) { $0.contains("streamCreated \(browserStream)") })
-            let stream = try #require(session.streams[browserStream])
-            let subscriber = try #require(OTSubscriber(stream: stream, delegate: recorder))
-            let render = CountingRender()
-            subscriber.videoRender = render
-            try session.subscribe(subscriber)
-            try client.wait(20, what: "the native stream") { $0.contains { $0.type == "streamCreated" && $0.stream?.streamId == nativeStream } }
-            _ = try #require(try? client.subscribe(nativeStream).get(), "the browser subscribes")
-            let bothDecode = try eventually {
-                let decoded = try client.mediaStats(nativeStream).first("inbound-rtp", "video")?.framesDecoded ?? 0
-                return render.frames >= 30 && decoded >= 30
-            }
-            #expect(bothDecode, "both decode: native \(render.frames) frames")
-            let encoder = try #require(publisher.lock.withLock { publisher.pipeline })
+            let meeting = try meet(rig, client, browserStream)
+            defer { meeting.session.disconnect() }
+            let (render, encoder, recorder) = (meeting.render, meeting.encoder, meeting.recorder)
 
             func counts() throws -> (sent: Int, rendered: Int, encoded: Int, decoded: Int) {
                 (try client.mediaStats().first("outbound-rtp", "video")?.framesSent ?? 0, render.frames,
