@@ -19,7 +19,9 @@ extension WebAssets {
 // and microphone (getUserMedia), session.publish sends them on an RTCPeerConnection whose
 // offer travels in the `publish` request (the router answers: ICE-lite, DTLS-SRTP, VP8 and
 // Opus), session.subscribe takes the router's offer from the `subscribed` reply and sends
-// the browser's answer in `subscriberAnswer`. The router serves this file at /otkit.js
+// the browser's answer in `subscriberAnswer`. In an end-to-end encrypted session
+// (session.setEncryptionSecret) every encoded frame is sealed and opened with SFrame in a
+// Worker, as OTKit's native clients do (docs/e2ee.md). The router serves this file at /otkit.js
 // from an embedded copy (Sources/OTRouter/Web/OTKitJS.swift, checked byte for byte
 // against this file by the tests). See docs/webrtc.md.
 
