@@ -7,7 +7,8 @@ import Testing
 /// Appendix C.4 (cipher suite 0x0004) byte for byte, and its clear-prefix rule against
 /// OTMedia's `SFrameFrameLayout`: the Worker's own functions (`derive`, `nonce`,
 /// `writeHeader`, `readHeader`, `clearBytes`), taken from web/otkit.js and exported to the
-/// page. The live interop is `BrowserE2EETests`. A machine without Chromium fails.
+/// page; and its header parser on 20,000 random inputs (it never throws, and accepts only
+/// the one encoding of what it returns). The live interop is `BrowserE2EETests`. A machine without Chromium fails.
 @Suite struct BrowserE2EEVectorTests {
     /// RFC 9605 C.4 (AES_128_GCM_SHA256_128): KID 0x123, CTR 0x4567.
     enum C4 {
@@ -45,6 +46,8 @@ import Testing
         var headers: [String]
         var nonMinimalRefused: Bool
         var clear: [Int]
+        var parsedRandom: Int
+        var badRandom: Int
     }
 
     /// (KID, CTR, encoding) rows of RFC 9605 C.1, spanning inline, 1-byte and 8-byte forms.
@@ -82,7 +85,20 @@ import Testing
             const frame = new Uint8Array(size); if (size > 0) frame[0] = first;
             return [clearBytes(frame, true), clearBytes(frame, false)];
           });
-          return { salt: hex(material.salt), nonce: hex(iv), aad: hex(aad), ciphertext: hex(header) + hex(sealed),
+          // Random bytes from the network: readHeader never throws, and what it accepts fits
+          // the bytes and is the one encoding writeHeader gives (20,000 inputs of 0-20 bytes).
+          let parsedRandom = 0, badRandom = 0;
+          for (let i = 0; i < 20000; i += 1) {
+            const input = crypto.getRandomValues(new Uint8Array(i % 21));
+            try {
+              const h = readHeader(input, 0);
+              if (h === null) continue;
+              parsedRandom += 1;
+              const again = new Uint8Array(17), n = writeHeader(again, 0, h.kid, h.ctr);
+              if (n !== h.length || h.length > input.length || hex(again.subarray(0, n)) !== hex(input.subarray(0, n))) badRandom += 1;
+            } catch (error) { badRandom += 1; }
+          }
+          return { parsedRandom, badRandom, salt: hex(material.salt), nonce: hex(iv), aad: hex(aad), ciphertext: hex(header) + hex(sealed),
             opened: hex(opened), parsed: [parsed.kid.toString(16), parsed.ctr.toString(16), String(parsed.length)], headers,
             nonMinimalRefused: readHeader(unhex('0805'), 0) === null && readHeader(unhex('8001'), 0) === null && readHeader(unhex('99'), 0) === null,
             clear };
@@ -106,6 +122,7 @@ import Testing
         #expect(result.opened == C4.plaintext && result.parsed == ["123", "4567", "5"])
         #expect(result.headers == Self.headers.map(\.2), "headers: \(result.headers)")
         #expect(result.nonMinimalRefused, "a header not in its minimal form, or truncated, is refused")
+        #expect(result.badRandom == 0 && result.parsedRandom > 1000, "random input: \(result.parsedRandom) parsed, \(result.badRandom) wrong or thrown")
         let native = Self.frames.flatMap { first, size -> [Int] in
             var frame = [UInt8](repeating: 0, count: size)
             if size > 0 { frame[0] = first }
