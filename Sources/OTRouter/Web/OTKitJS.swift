@@ -19,7 +19,9 @@ extension WebAssets {
 // and microphone (getUserMedia), session.publish sends them on an RTCPeerConnection whose
 // offer travels in the `publish` request (the router answers: ICE-lite, DTLS-SRTP, VP8 and
 // Opus), session.subscribe takes the router's offer from the `subscribed` reply and sends
-// the browser's answer in `subscriberAnswer`. The router serves this file at /otkit.js
+// the browser's answer in `subscriberAnswer`. In an end-to-end encrypted session
+// (session.setEncryptionSecret) every encoded frame is sealed and opened with SFrame in a
+// Worker, as OTKit's native clients do (docs/e2ee.md). The router serves this file at /otkit.js
 // from an embedded copy (Sources/OTRouter/Web/OTKitJS.swift, checked byte for byte
 // against this file by the tests). See docs/webrtc.md.
 
@@ -60,6 +62,11 @@ const ERROR_NAMES = {
   1606: 'OT_UNABLE_TO_SUBSCRIBE',
   1610: 'OT_UNABLE_TO_PUBLISH',
   2000: 'OT_UNEXPECTED_SERVER_RESPONSE',
+  6000: 'OT_ENCRYPTION_SECRET_MISSING',
+  6001: 'OT_ENCRYPTION_INTERNAL_ERROR',
+  6002: 'OT_DECRYPTION_INTERNAL_ERROR',
+  6003: 'OT_ENCRYPTION_SECRET_MISMATCH',
+  6004: 'OT_INVALID_ENCRYPTION_SECRET',
 };
 
 /** An OpenTok error: `name` (OT_...), `code` (OpenTok's number) and `message`. */
@@ -340,6 +347,276 @@ function whenConnected(pc, code, what, lost) {
   });
 }
 
+// ---------------------------------------------------------------- end-to-end encryption (SFrame)
+
+// The browser side of docs/e2ee.md: the same SFrame (RFC 9605, AES_128_GCM_SHA256_128)
+// as OTKit's native clients, byte for byte, so a browser and a native client in one e2ee
+// session see and hear each other. These three are protocol constants shared with
+// Sources/OTMedia/SFrame (SFrameBaseKey): every client of a session must use them.
+const E2EE_ITERATIONS = 600000;                         // PBKDF2-HMAC-SHA256 rounds
+const E2EE_SALT_PREFIX = 'OTKit SFrame 1.0 base key ';  // ‖ the session id
+const E2EE_SECRET_LENGTHS = [8, 256];                   // characters (OpenTok's limits)
+
+/** OTError 6004 (OT_INVALID_ENCRYPTION_SECRET) when `secret` is not a string of 8-256 characters, else null. */
+function invalidSecret(secret) {
+  const length = typeof secret === 'string' ? secretLength(secret) : -1;
+  if (length >= E2EE_SECRET_LENGTHS[0] && length <= E2EE_SECRET_LENGTHS[1]) return null;
+  const what = length < 0 ? `a ${typeof secret}` : `${length} characters`;
+  return new OTError(6004, `the encryption secret must be a string of ${E2EE_SECRET_LENGTHS[0]} to ${E2EE_SECRET_LENGTHS[1]} characters, not ${what}`, 'OT_INVALID_ENCRYPTION_SECRET');
+}
+
+/** Characters of `secret` as native OTKit counts them (grapheme clusters; code points without Intl.Segmenter). */
+function secretLength(secret) {
+  if (typeof Intl === 'object' && typeof Intl.Segmenter === 'function') {
+    let count = 0;
+    for (const _ of new Intl.Segmenter().segment(secret)) count += 1;  // eslint-disable-line no-unused-vars
+    return count;
+  }
+  return [...secret].length;
+}
+
+/** The session's SFrame base key (32 bytes, an ArrayBuffer): PBKDF2-HMAC-SHA256 of the secret, salted with the session id. Cost: 600,000 rounds in WebCrypto (off the page's thread). */
+async function deriveBaseKey(secret, sessionId) {
+  const text = new TextEncoder();
+  const material = await crypto.subtle.importKey('raw', text.encode(secret), 'PBKDF2', false, ['deriveBits']);
+  return crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: text.encode(E2EE_SALT_PREFIX + sessionId), iterations: E2EE_ITERATIONS }, material, 256);
+}
+
+/** Whether this browser can transform encoded frames (RTCRtpScriptTransform, or Chrome's insertable streams) and has WebCrypto. */
+function hasFrameTransforms() {
+  const script = typeof RTCRtpScriptTransform === 'function';
+  const insertable = typeof RTCRtpSender === 'function' && typeof RTCRtpSender.prototype.createEncodedStreams === 'function';
+  return (script || insertable) && typeof crypto === 'object' && !!crypto.subtle && typeof Worker === 'function';
+}
+
+/**
+ * The frame cryptor, run in a Worker (its source becomes a Blob URL, so otkit.js stays one
+ * file). Each transform (one per sender or receiver track) seals or opens every encoded
+ * frame: `clear ‖ SFrame header ‖ ciphertext ‖ tag`, AAD = header ‖ clear, where `clear`
+ * is a VP8 frame's payload header (10 bytes of a keyframe, 3 of a delta frame: the frame
+ * tag's P bit says which) and nothing of an Opus packet (SFrameFrameLayout). A sender
+ * seals each SSRC (each simulcast encoding) under its own random 64-bit KID and counter;
+ * a receiver derives a KID's key on first sight (at most 8 kept), keeps a 128-frame replay
+ * window per KID, and drops what fails, telling the page `mismatch` once per episode and
+ * `match` when frames verify again. Messages in: {type: 'key', secretSet, baseKey} (the
+ * current key, or none), {type: 'streams', readable, writable, options} (the insertable-
+ * streams fallback). Cost per frame: one AES-GCM call and two copies of the frame.
+ */
+function sframeWorker() {
+  const SUITE = 0x0004, WINDOW = 128n, KEPT_KIDS = 8, TAG = 16, MAX_CTR = 0xffffffffffffffffn;
+  const text = new TextEncoder();
+  let secretSet = false;
+  let base = null;  // {hkdf: CryptoKey, kids: Map(kid -> material)} of the key in use
+  const transforms = new Set();
+
+  self.onmessage = (event) => {
+    const message = event.data;
+    if (message.type === 'key') install(message);
+    else if (message.type === 'streams') run(message.readable, message.writable, message.options, null);
+    else if (message.type === 'counts') {
+      const counts = [...transforms].map((t) => ({ id: t.options.id, side: t.options.side, kind: t.options.kind, frames: t.frames, failed: t.failed }));
+      self.postMessage({ type: 'counts', request: message.request, counts });
+    }
+  };
+  self.onrtctransform = (event) => {
+    const transformer = event.transformer;
+    run(transformer.readable, transformer.writable, transformer.options, transformer);
+  };
+
+  async function install(message) {
+    const hkdf = message.baseKey ? await crypto.subtle.importKey('raw', message.baseKey, 'HKDF', false, ['deriveBits']) : null;
+    secretSet = message.secretSet;
+    base = hkdf ? { hkdf, kids: new Map() } : null;
+    for (const transform of transforms) transform.rekeyed();
+  }
+
+  /** RFC 9605 §4.4.2: the AES key and salt of `kid` under `hkdf` (HKDF-SHA256, empty salt). */
+  async function derive(hkdf, kid) {
+    const label = (prefix) => {
+      const head = text.encode(prefix), out = new Uint8Array(head.length + 10), view = new DataView(out.buffer);
+      out.set(head);
+      view.setBigUint64(head.length, kid);
+      view.setUint16(head.length + 8, SUITE);
+      return out;
+    };
+    const expand = (prefix, bits) => crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: label(prefix) }, hkdf, bits);
+    const key = await crypto.subtle.importKey('raw', await expand('SFrame 1.0 Secret key ', 128), 'AES-GCM', false, ['encrypt', 'decrypt']);
+    return { key, salt: new Uint8Array(await expand('SFrame 1.0 Secret salt ', 96)), highest: -1n, seen: 0n };
+  }
+
+  /** nonce = salt XOR CTR (big-endian, left-padded to 12 bytes). */
+  function nonce(salt, ctr) {
+    const out = salt.slice(), view = new DataView(out.buffer);
+    view.setBigUint64(4, view.getBigUint64(4) ^ ctr);
+    return out;
+  }
+
+  /** Bytes a header value takes after the config byte: 0 for 0-7, else its minimal big-endian length. */
+  function extraBytes(value) {
+    if (value < 8n) return 0;
+    let count = 0;
+    for (let v = value; v > 0n; v >>= 8n) count += 1;
+    return count;
+  }
+
+  function writeHeader(out, at, kid, ctr) {
+    const kidBytes = extraBytes(kid), ctrBytes = extraBytes(ctr);
+    const k = kidBytes === 0 ? Number(kid) : 0x08 | (kidBytes - 1), c = ctrBytes === 0 ? Number(ctr) : 0x08 | (ctrBytes - 1);
+    out[at] = (k << 4) | c;
+    for (let i = 0; i < kidBytes; i += 1) out[at + 1 + i] = Number((kid >> BigInt(8 * (kidBytes - 1 - i))) & 0xffn);
+    for (let i = 0; i < ctrBytes; i += 1) out[at + 1 + kidBytes + i] = Number((ctr >> BigInt(8 * (ctrBytes - 1 - i))) & 0xffn);
+    return 1 + kidBytes + ctrBytes;
+  }
+
+  /** The header at `at`: {kid, ctr, length}, or null when truncated or not minimal (RFC 9605 allows one form). */
+  function readHeader(data, at) {
+    if (data.length < at + 1) return null;
+    const config = data[at];
+    const kidBytes = config & 0x80 ? ((config >> 4) & 0x07) + 1 : 0, ctrBytes = config & 0x08 ? (config & 0x07) + 1 : 0;
+    const length = 1 + kidBytes + ctrBytes;
+    if (data.length < at + length) return null;
+    const read = (from, count) => { let v = 0n; for (let i = 0; i < count; i += 1) v = (v << 8n) | BigInt(data[from + i]); return v; };
+    const kid = kidBytes === 0 ? BigInt((config >> 4) & 0x07) : read(at + 1, kidBytes);
+    const ctr = ctrBytes === 0 ? BigInt(config & 0x07) : read(at + 1 + kidBytes, ctrBytes);
+    if (extraBytes(kid) !== kidBytes || extraBytes(ctr) !== ctrBytes) return null;
+    return { kid, ctr, length };
+  }
+
+  /** The clear prefix of an encoded frame: a VP8 payload header (its P bit: 0 on keyframes), nothing of audio. */
+  function clearBytes(data, video) {
+    if (!video || data.length === 0) return 0;
+    return Math.min(data.length, (data[0] & 0x01) === 0 ? 10 : 3);
+  }
+
+  function run(readable, writable, options, transformer) {
+    const video = options.kind === 'video';
+    const transform = options.side === 'send' ? sealer(video, transformer) : opener(video, transformer, options.id);
+    Object.assign(transform, { options, frames: 0, failed: 0 });  // frames sealed or opened; frames that failed to open
+    transforms.add(transform);
+    readable.pipeThrough(new TransformStream({ transform: transform.frame })).pipeTo(writable)
+      .catch(() => {}).finally(() => transforms.delete(transform));
+  }
+
+  function sealer(video, transformer) {
+    const tracks = new Map();  // SSRC -> {base, kid, ctr, material}: one KID and counter per encoding
+    const cryptor = {
+      rekeyed() {
+        // A new key starts over with a keyframe, so subscribers with the new key recover at once.
+        if (video && transformer && typeof transformer.generateKeyFrame === 'function') transformer.generateKeyFrame().catch(() => {});
+      },
+      async frame(frame, controller) {
+        const current = base;
+        if (!current) return;  // no key yet: nothing leaves in the clear
+        const ssrc = frame.getMetadata().synchronizationSource || 0;
+        let track = tracks.get(ssrc);
+        if (!track || track.base !== current) {
+          const kid = crypto.getRandomValues(new BigUint64Array(1))[0];
+          track = { base: current, kid, ctr: 0n, material: await derive(current.hkdf, kid) };
+          tracks.set(ssrc, track);
+        }
+        if (track.ctr > MAX_CTR) return;  // spent: never reuse a nonce
+        const ctr = track.ctr;
+        track.ctr += 1n;  // spent before the cipher runs
+        const data = new Uint8Array(frame.data), clear = clearBytes(data, video);
+        const header = new Uint8Array(17), headerLength = writeHeader(header, 0, track.kid, ctr);
+        const aad = new Uint8Array(headerLength + clear);
+        aad.set(header.subarray(0, headerLength));
+        aad.set(data.subarray(0, clear), headerLength);
+        const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce(track.material.salt, ctr), additionalData: aad, tagLength: 128 },
+          track.material.key, data.subarray(clear)));
+        const out = new Uint8Array(clear + headerLength + sealed.length);
+        out.set(data.subarray(0, clear));
+        out.set(header.subarray(0, headerLength), clear);
+        out.set(sealed, clear + headerLength);
+        frame.data = out.buffer;
+        cryptor.frames += 1;
+        controller.enqueue(frame);
+      },
+    };
+    return cryptor;
+  }
+
+  function opener(video, transformer, id) {
+    let failing = false;
+    const fail = () => { cryptor.failed += 1; if (!failing) { failing = true; self.postMessage({ type: 'mismatch', id, kind: video ? 'video' : 'audio' }); } };
+    const verified = () => { if (failing) { failing = false; self.postMessage({ type: 'match', id, kind: video ? 'video' : 'audio' }); } };
+    const cryptor = {
+      rekeyed() {
+        if (video && transformer && typeof transformer.sendKeyFrameRequest === 'function') transformer.sendKeyFrameRequest().catch(() => {});
+      },
+      async frame(frame, controller) {
+        const current = base;
+        if (!current) { if (!secretSet) fail(); return; }  // no secret: a mismatch; one being derived: wait
+        const data = new Uint8Array(frame.data), clear = clearBytes(data, video);
+        const header = readHeader(data, clear);
+        if (!header || data.length < clear + header.length + TAG) { fail(); return; }
+        let material = current.kids.get(header.kid);
+        if (material) {
+          current.kids.delete(header.kid);  // most recently used last
+        } else {
+          material = await derive(current.hkdf, header.kid);
+          if (current.kids.size >= KEPT_KIDS) current.kids.delete(current.kids.keys().next().value);
+        }
+        current.kids.set(header.kid, material);
+        const age = material.highest - header.ctr;
+        if (header.ctr <= material.highest && (age >= WINDOW || (material.seen >> age) & 1n)) return;  // replayed or too old: quietly
+        const aad = new Uint8Array(header.length + clear);
+        aad.set(data.subarray(clear, clear + header.length));
+        aad.set(data.subarray(0, clear), header.length);
+        let plain;
+        try {
+          plain = new Uint8Array(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: nonce(material.salt, header.ctr), additionalData: aad, tagLength: 128 },
+            material.key, data.subarray(clear + header.length)));
+        } catch (error) {
+          fail();  // another secret (or none): dropped, never decoded
+          return;
+        }
+        // Only authenticated frames move the window.
+        if (header.ctr > material.highest) {
+          const shift = header.ctr - material.highest;
+          material.seen = shift >= WINDOW ? 1n : ((material.seen << shift) | 1n) & ((1n << WINDOW) - 1n);
+          material.highest = header.ctr;
+        } else {
+          material.seen |= 1n << (material.highest - header.ctr);
+        }
+        verified();
+        const out = new Uint8Array(clear + plain.length);
+        out.set(data.subarray(0, clear));
+        out.set(plain, clear);
+        frame.data = out.buffer;
+        cryptor.frames += 1;
+        controller.enqueue(frame);
+      },
+    };
+    return cryptor;
+  }
+}
+
+/**
+ * Puts the session's frame cryptor on `target` (an RTCRtpSender or RTCRtpReceiver):
+ * RTCRtpScriptTransform where the browser has it, else Chrome's insertable streams (the
+ * RTCPeerConnection was made with encodedInsertableStreams). `options`: {side: 'send' or
+ * 'receive', kind, id (the Subscriber's)}. Throws OTError 6001 / 6002 when neither exists.
+ */
+function attachCryptor(session, target, options) {
+  const worker = session._cryptor();
+  if (typeof RTCRtpScriptTransform === 'function') {
+    target.transform = new RTCRtpScriptTransform(worker, options);
+  } else if (typeof target.createEncodedStreams === 'function') {
+    const { readable, writable } = target.createEncodedStreams();
+    worker.postMessage({ type: 'streams', readable, writable, options }, [readable, writable]);
+  } else {
+    throw new OTError(options.side === 'send' ? 6001 : 6002, 'this browser cannot transform encoded frames (no RTCRtpScriptTransform or insertable streams)');
+  }
+}
+
+/** RTCPeerConnection options for a leg that seals (`seals`): insertable streams need asking for up front. */
+function peerConfiguration(seals) {
+  const config = { bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
+  if (seals && typeof RTCRtpScriptTransform !== 'function') config.encodedInsertableStreams = true;
+  return config;
+}
+
 // ---------------------------------------------------------------- media: Publisher
 
 /**
@@ -472,11 +749,19 @@ export class Publisher extends Emitter {
       const media = await this._ready;
       if (this.session !== session) throw new OTError(1500, 'unpublished before the camera was ready');
       if (typeof RTCPeerConnection !== 'function') throw new OTError(1500, 'this browser has no RTCPeerConnection');
-      pc = new RTCPeerConnection({ bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
+      // Sealing follows docs/e2ee.md: in an e2ee session, or once a secret was set (sticky).
+      const seals = session._seals();
+      if (seals && session._secrets === 0) {
+        throw new OTError(6000, 'this session is end-to-end encrypted: call setEncryptionSecret before publishing', 'OT_ENCRYPTION_SECRET_MISSING');
+      }
+      if (seals && !hasFrameTransforms()) throw new OTError(6001, 'this browser cannot encrypt media end to end (no encoded transforms or WebCrypto)');
+      pc = new RTCPeerConnection(peerConfiguration(seals));
       this._pc = pc;
       const audio = media.getAudioTracks()[0], video = media.getVideoTracks()[0];
-      if (audio) pc.addTransceiver(audio, { direction: 'sendonly', streams: [media] });
-      if (video) pc.addTransceiver(video, { direction: 'sendonly', streams: [media], sendEncodings: simulcastEncodings(video) });
+      const senders = [];
+      if (audio) senders.push([pc.addTransceiver(audio, { direction: 'sendonly', streams: [media] }).sender, 'audio']);
+      if (video) senders.push([pc.addTransceiver(video, { direction: 'sendonly', streams: [media], sendEncodings: simulcastEncodings(video) }).sender, 'video']);
+      if (seals) for (const [sender, kind] of senders) attachCryptor(session, sender, { side: 'send', kind });
       await pc.setLocalDescription();
       const size = video ? video.getSettings() : {};
       const reply = await session._ask('publish', {
@@ -568,6 +853,9 @@ export class Subscriber extends Emitter {
     this._pc = null;
     this._media = typeof MediaStream === 'function' ? new MediaStream() : null;
     this._ended = false;
+    this._seals = false;         // frames are opened with the session's key (decided at subscribe)
+    this._failing = new Set();   // kinds whose frames do not verify now
+    this._cryptorsOn = new Set();  // receivers already given the cryptor
     if (props.preferredResolution) this._preferResolution(props.preferredResolution);
     if (props.preferredFrameRate !== undefined) this._preferFrameRate(props.preferredFrameRate);
   }
@@ -669,7 +957,10 @@ export class Subscriber extends Emitter {
     session._subscribers.set(subscriberId, this);
     if (typeof reply.body.sdpOffer !== 'string') throw new OTError(1600, 'the router sent no SDP offer: it has no WebRTC edge for browsers');
     if (typeof RTCPeerConnection !== 'function') throw new OTError(1600, 'this browser has no RTCPeerConnection');
-    const pc = new RTCPeerConnection({ bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
+    this._seals = session._seals();
+    if (this._seals && !hasFrameTransforms()) throw new OTError(6002, 'this browser cannot decrypt media end to end (no encoded transforms or WebCrypto)');
+    if (this._seals) session._cryptoSubscribers.set(this.id, this);
+    const pc = new RTCPeerConnection(peerConfiguration(this._seals));
     this._pc = pc;
     pc.ontrack = (event) => this._track(event);
     const connected = whenConnected(pc, 1600, 'subscribe', (error) => this._lost(error));
@@ -692,8 +983,13 @@ export class Subscriber extends Emitter {
   }
 
   _track(event) {
-    if (!this._media) return;
     const track = event.track;
+    if (this._seals && !this._cryptorsOn.has(event.receiver)) {
+      // Before the first frame: nothing reaches the decoder unopened.
+      this._cryptorsOn.add(event.receiver);
+      attachCryptor(this.session, event.receiver, { side: 'receive', kind: track.kind, id: this.id });
+    }
+    if (!this._media) return;
     track.enabled = track.kind === 'audio' ? this._audio : this._video;
     if (!this._media.getTracks().includes(track)) this._media.addTrack(track);
     if (!this.element) {
@@ -702,6 +998,18 @@ export class Subscriber extends Emitter {
     } else {
       this.element.srcObject = this._media;  // picks up the track added
     }
+  }
+
+  /**
+   * The cryptor's word on one track: `mismatch` (its frames stopped verifying) or `match`
+   * (they verify again). The app hears OpenTok.js's encryptionSecretMismatch once per
+   * episode, for both tracks together, and encryptionSecretMatch when every track verifies.
+   */
+  _encryption(message) {
+    const before = this._failing.size;
+    if (message.type === 'mismatch') this._failing.add(message.kind); else this._failing.delete(message.kind);
+    if (before === 0 && this._failing.size > 0) this._dispatch(new OTEvent('encryptionSecretMismatch', this));
+    else if (before > 0 && this._failing.size === 0) this._dispatch(new OTEvent('encryptionSecretMatch', this));
   }
 
   /** ICE or DTLS failed after subscribing: the subscriber ends (exception, destroyed). */
@@ -716,6 +1024,7 @@ export class Subscriber extends Emitter {
     if (this._ended) return;
     this._ended = true;
     const session = this.session;
+    session._cryptoSubscribers.delete(this.id);
     if (this._subscriberId) {
       session._subscribers.delete(this._subscriberId);
       if (tell && session._state === 'connected') session._request('unsubscribe', { subscriberId: this._subscriberId }, null);
@@ -741,7 +1050,79 @@ export class Session extends Emitter {
     this.capabilities = { publish: 0, subscribe: 0, forceMute: 0, forceDisconnect: 0, forceUnpublish: 0, signal: 0 };
     this._routerURL = new URL(options.routerURL || new URL('.', import.meta.url).href);
     this._state = 'disconnected';  // connecting, connected, reconnecting, disconnecting, disconnected
+    // End-to-end encryption: these outlive a disconnect (docs/e2ee.md: sealing is sticky).
+    this._e2ee = false;        // a router once called this session e2ee
+    this._secrets = 0;         // setEncryptionSecret calls accepted
+    this._baseKey = null;      // the latest secret's base key (ArrayBuffer) once derived
+    this._worker = null;       // the frame cryptor (made at the first sealing leg)
+    this._cryptoSubscribers = new Map();  // Subscriber id -> Subscriber, for the cryptor's reports
+    this._secretError = null;  // an invalid options.encryptionSecret: connect fails with it
+    this._countRequests = new Map();  // _cryptoCounts request -> resolve
+    this._countRequest = 0;
+    if (options.encryptionSecret !== undefined) {
+      this._secretError = invalidSecret(options.encryptionSecret);
+      if (!this._secretError) this.setEncryptionSecret(options.encryptionSecret).catch(() => {});
+    }
     this._reset();
+  }
+
+  /**
+   * Sets the secret media is end-to-end encrypted with (OpenTok.js's
+   * setEncryptionSecret): a Promise, resolved once the key is in use, rejected with
+   * OT_INVALID_ENCRYPTION_SECRET (6004) for a secret outside 8-256 characters (nothing
+   * changes then). Every client of the session must set the same secret; calling it again
+   * changes the secret (the latest call wins). In a session the router calls e2ee, or once
+   * a secret was set, this session's publishers seal every frame and its subscribers open
+   * only frames that verify. Cost: PBKDF2-HMAC-SHA256, 600,000 rounds, in WebCrypto.
+   */
+  setEncryptionSecret(secret) {
+    const invalid = invalidSecret(secret);
+    if (invalid) return Promise.reject(invalid);
+    const request = ++this._secrets;
+    return deriveBaseKey(secret, this.sessionId).then((baseKey) => {
+      if (request !== this._secrets) return;  // a later secret wins
+      this._baseKey = baseKey;
+      if (this._worker) this._worker.postMessage({ type: 'key', secretSet: true, baseKey });
+    }, (error) => {
+      throw new OTError(6001, `deriving the encryption key failed: ${error && error.message}`);
+    });
+  }
+
+  /**
+   * The cryptor's counters, for diagnostics and tests: a Promise of one entry per live
+   * transform, `{id (the Subscriber's; none for a sender), side, kind, frames (sealed or
+   * opened), failed (did not open)}`; empty when nothing seals. Cost: one Worker round trip.
+   */
+  _cryptoCounts() {
+    if (!this._worker) return Promise.resolve([]);
+    const request = ++this._countRequest;
+    return new Promise((resolve) => {
+      this._countRequests.set(request, resolve);
+      this._worker.postMessage({ type: 'counts', request });
+    });
+  }
+
+  /** Whether this session's media legs seal and open frames (sticky: e2ee once, or a secret set). */
+  _seals() { return this._e2ee || this._secrets > 0; }
+
+  /** The frame cryptor Worker, made on first use from sframeWorker's source and given the current key. */
+  _cryptor() {
+    if (this._worker) return this._worker;
+    const url = URL.createObjectURL(new Blob([`(${sframeWorker.toString()})();`], { type: 'text/javascript' }));
+    this._worker = new Worker(url, { name: 'otkit-sframe' });
+    this._worker.onmessage = (event) => {
+      const message = event.data || {};
+      if (message.type === 'counts') {
+        const resolve = this._countRequests.get(message.request);
+        this._countRequests.delete(message.request);
+        if (resolve) resolve(message.counts);
+        return;
+      }
+      const subscriber = this._cryptoSubscribers.get(message.id);
+      if (subscriber) subscriber._encryption(message);
+    };
+    this._worker.postMessage({ type: 'key', secretSet: this._secrets > 0, baseKey: this._baseKey });
+    return this._worker;
   }
 
   /** The other clients connected now (an array snapshot). */
@@ -761,6 +1142,11 @@ export class Session extends Emitter {
     }
     if (!token || typeof token !== 'string') {
       const error = new OTError(1004, 'connect needs a token');
+      setTimeout(() => done(error));
+      return this;
+    }
+    if (this._secretError) {
+      const error = this._secretError;
       setTimeout(() => done(error));
       return this;
     }
@@ -1028,6 +1414,7 @@ export class Session extends Emitter {
     clearTimeout(this._connectTimer);
     if (this._state !== 'connecting') return;
     this._state = 'connected';
+    if (reply.e2ee) this._e2ee = true;  // sticky: a later reply saying plain changes nothing
     this.connection = new Connection(reply.connection);
     this._applyCapabilities(reply.capabilities);
     this._resumeSecret = reply.resumeSecret;
@@ -1439,6 +1826,9 @@ class OTNamespace extends Emitter {
     if (typeof properties === 'function') return new Publisher(targetElement, {}, properties);
     return new Publisher(targetElement, properties || {}, callback);
   }
+
+  /** OpenTok.js's hasEndToEndEncryptionSupport: whether this browser can seal and open frames (encoded transforms, WebCrypto, Worker). */
+  hasEndToEndEncryptionSupport() { return hasFrameTransforms(); }
 
   /** 1 when this browser has what otkit.js needs (WebSocket and RTCPeerConnection), else 0. */
   checkSystemRequirements() {

@@ -65,7 +65,7 @@ struct BrowserClient {
       const subscriber = session.subscribe(target, box('subscriber-' + streamId), props || {},
         (error) => resolve(error ? {error: failure(error)} : {subscriberId: subscriber.subscriberId}));
       window.subscribers[streamId] = subscriber;
-      for (const type of ['videoElementCreated', 'connected', 'destroyed']) {
+      for (const type of ['videoElementCreated', 'connected', 'destroyed', 'encryptionSecretMismatch', 'encryptionSecretMatch']) {
         subscriber.on(type, (e) => record({type: 'subscriber:' + type, reason: e.reason}));
       }
     });
@@ -77,6 +77,8 @@ struct BrowserClient {
       const summary = await who.getStats();
       return {report: [...report.values()], summary: streamId === undefined ? summary[0].stats : summary};
     };
+    // session.setEncryptionSecret: null once the key is in use, else the error.
+    window.setSecret = (secret) => session.setEncryptionSecret(secret).then(() => null, failure);
     window.ready = true;
     </script>
     """

@@ -29,6 +29,7 @@ extension BrowserClient {
         var packetsSent: Int?
         var packetsReceived: Int?
         var totalSamplesReceived: Int?
+        var concealedSamples: Int?
         var audioLevel: Double?
         var codecId: String?
         var mimeType: String?

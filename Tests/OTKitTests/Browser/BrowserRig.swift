@@ -7,7 +7,7 @@ import Testing
 
 /// The world of one browser media test: `device` as the process's audio device (under
 /// `AudioDeviceTestLock`), an embedded router with its own `MediaRouter` (so tests read the
-/// forwarding counters), a session (routed, or relayed when asked), the app page server and one headless Chromium whose
+/// forwarding counters), a session (routed, or relayed or e2ee when asked), the app page server and one headless Chromium whose
 /// fake camera runs at `fps`; all closed after the body. Cost: one Chromium process.
 struct BrowserRig {
     let kit: SessionTestKit
@@ -18,8 +18,9 @@ struct BrowserRig {
     let server: ChromiumPageServer
 
     /// Runs `body` in a fresh rig for `kit`'s project.
+    /// `e2ee`: the session is created through `POST /session/create` with `e2ee=true`.
     static func run(_ kit: SessionTestKit, device: ToneSourceDevice = ToneSourceDevice(), fps: Int? = nil, relayed: Bool = false,
-                    _ body: (BrowserRig) throws -> Void) throws {
+                    e2ee: Bool = false, _ body: (BrowserRig) throws -> Void) throws {
         try AudioDeviceTestLock.run {
             OTAudioDeviceManager.setAudioDevice(device)
             defer {
@@ -29,7 +30,13 @@ struct BrowserRig {
             let media = try MediaRouter()
             let router = try kit.startRouter(media: media)
             defer { router.stop() }
-            let sessionId = try router.createSession(apiKey: kit.project.apiKey, relayed: relayed)
+            let sessionId: String
+            if e2ee {
+                let created = try RouterREST(router: router, project: kit.project).createSession("p2p.preference=disabled&e2ee=true")
+                sessionId = try #require(created.sessionId, "e2ee session create: \(created.status)")
+            } else {
+                sessionId = try router.createSession(apiKey: kit.project.apiKey, relayed: relayed)
+            }
             let server = try ChromiumPageServer(pages: ["app.html": BrowserClient.appPage])
             defer { server.stop() }
             let browser = try ChromiumBrowser(extraFlags: fps.map { ["--use-fake-device-for-media-stream=fps=\($0)"] } ?? [])
