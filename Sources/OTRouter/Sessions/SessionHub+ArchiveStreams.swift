@@ -4,14 +4,6 @@ import OTSignaling
 /// which tracks. The individual recorder follows (a stream added gets a file; one whose
 /// tracks change gets a new file with the new tracks; one removed ends its file).
 extension SessionHub {
-    /// One change asked by `PATCH …/streams`.
-    enum ArchiveStreamChange: Equatable {
-        /// `{"addStream": id, "hasAudio": …, "hasVideo": …}` (adding again changes the tracks).
-        case add(streamId: String, hasAudio: Bool, hasVideo: Bool)
-        /// `{"removeStream": id}`.
-        case remove(streamId: String)
-    }
-
     /// Applies `change` to the archive `archiveId`: 404 unknown archive or stream, 409 not
     /// recording, 400 auto stream mode or neither track asked. Nil on success.
     func changeArchiveStreams(apiKey: String, archiveId: String, _ change: ArchiveStreamChange) -> RESTError? {
