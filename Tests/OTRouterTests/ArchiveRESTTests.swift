@@ -140,6 +140,11 @@ import Testing
         #expect(twice.status == 409 && twice.object["message"] as? String == "Archive is not in started state")
         #expect(h.http("GET", "\(h.projectPath)/archive", query: [("offset", "-1")]).status == 400)
         #expect(h.http("GET", "\(h.projectPath)/archive", query: [("count", "1001")]).status == 400)
+        for (name, value) in [("offset", "abc"), ("count", "ten"), ("offset", "99999999999999999999")] {
+            #expect(h.http("GET", "\(h.projectPath)/archive", query: [(name, value)]).status == 400, "\(name)=\(value)")
+        }
+        let page = h.http("GET", "\(h.projectPath)/archive", query: [("offset", "0"), ("count", "1"), ("sessionId", h.sessionId)])
+        #expect(page.status == 200 && page.object["count"] as? Int == 1 && (page.object["items"] as? [Any])?.count == 1)
         #expect(h.http("DELETE", "\(h.projectPath)/archive/\(id)").status == 204)
         #expect(h.http("GET", "\(h.projectPath)/archive/\(id)").status == 404)
         // A bad JWT: 403 with a JSON body (the SDK raises AuthError).

@@ -207,8 +207,8 @@ struct RESTAPI {
             }
         }
         if method == "GET", rest.isEmpty {
-            let offset = request.queryValue("offset").flatMap(Int.init) ?? 0
-            let count = request.queryValue("count").flatMap(Int.init) ?? 50
+            let offset = request.queryValue("offset").map { Int($0) ?? -1 } ?? 0  // not a number: refused below
+            let count = request.queryValue("count").map { Int($0) ?? -1 } ?? 50
             guard offset >= 0, (0...1000).contains(count) else { return failure(RESTError(400, "offset ≥ 0 and count 0...1000")) }
             let list = hub.listArchives(apiKey: apiKey, sessionId: request.queryValue("sessionId"), offset: offset, count: count)
             return ok(RESTBodies.list(count: list.total, list.items.map { archiveBody($0, request) }))

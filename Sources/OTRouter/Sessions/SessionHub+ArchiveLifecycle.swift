@@ -55,7 +55,11 @@ extension SessionHub {
         }
         for archive in overdue {
             guard var session = sessions.removeValue(forKey: archive.sessionId) else {
+                // Its session is gone: stop it all the same (an individual one still gets its ZIP).
                 archives[archive.id]?.status = "stopped"
+                archives[archive.id]?.stoppedAt = nowMilliseconds
+                archives[archive.id]?.reason = ArchiveRecord.maxDurationReason
+                finishIndividualRecording(archive.id)
                 continue
             }
             stopArchive(archive.id, session: &session, reason: ArchiveRecord.maxDurationReason)
