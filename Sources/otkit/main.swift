@@ -14,6 +14,7 @@ let usage = """
       publish   publish a camera, the test pattern or a Y4M clip, with a microphone or a
                 tone, into a session; reconnects forever; SIGINT/SIGTERM stop it cleanly
       subscribe subscribe to a session's streams; record them (Y4M + WAV) or play the audio
+      archive   start, stop, list, get, delete and download a router's archives (recordings)
       help      this text; `otkit <command> --help` for a command's options
 
     exit codes: 0 ok, 1 runtime failure, 2 usage error
@@ -35,6 +36,7 @@ do {
     case "token": exit(try TokenCommand.run(rest))
     case "publish": exit(try PublishCommand.run(rest))
     case "subscribe": exit(try SubscribeCommand.run(rest))
+    case "archive": exit(try ArchiveCommand.run(rest))
     case "help", "--help", "-h": print(usage)
     default: fail("unknown command '\(words[1])'\n\(usage)", code: 2)
     }

@@ -73,7 +73,7 @@ struct BadArgumentTests {
     }
 
     /// `--help` works on every subcommand and exits 0.
-    @Test(arguments: ["demo", "devices", "router", "token", "publish", "subscribe"])
+    @Test(arguments: ["demo", "devices", "router", "token", "publish", "subscribe", "archive"])
     func helpOnEverySubcommand(_ command: String) throws {
         let result = try Subprocess.run(OtkitBinary.path, [command, "--help"], timeoutSeconds: 30)
         #expect(result.status == 0, "\(result)")

@@ -143,7 +143,7 @@ import Testing
         #expect(started.status == 200)
         let archive = started.object
         let id = try #require(archive["id"] as? String)
-        #expect(archive["status"] as? String == "started")
+        #expect(archive["status"] as? String == "paused", "a client but no stream: recording nothing yet")
         #expect((archive["createdAt"] as? Int).map { $0 > 1_700_000_000_000 } == true)
         #expect(archive["partnerId"] as? Int == 12345678)
         #expect(archive["url"] is NSNull && archive["size"] as? Int == 0)

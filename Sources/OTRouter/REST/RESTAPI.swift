@@ -34,7 +34,7 @@ struct RESTAPI {
     }
 
     /// The `*` segments of `path` if it matches `pattern` segment for segment.
-    private func match(_ pattern: [String], _ path: [String]) -> [String]? {
+    func match(_ pattern: [String], _ path: [String]) -> [String]? {
         guard pattern.count == path.count else { return nil }
         var captures: [String] = []
         for (expected, actual) in zip(pattern, path) {
@@ -44,14 +44,14 @@ struct RESTAPI {
     }
 
     /// An archive's JSON with its signed download link on the host the client asked.
-    private func archiveBody(_ archive: ArchiveRecord, _ request: HTTPRequest) -> JSONValue {
+    func archiveBody(_ archive: ArchiveRecord, _ request: HTTPRequest) -> JSONValue {
         let scheme = hub.configuration.tlsCertificatePath == nil ? "http" : "https"
         let url = hub.archiveLinkPath(archive).flatMap { path in request.headers["host"].map { "\(scheme)://\($0)\(path)" } }
         return RESTBodies.archive(archive, url: url)
     }
 
-    private func failure(_ error: RESTError) -> HTTPResponse { .json(error.status, RESTBodies.error(error).text) }
-    private func ok(_ body: JSONValue) -> HTTPResponse { .json(200, body.text) }
+    func failure(_ error: RESTError) -> HTTPResponse { .json(error.status, RESTBodies.error(error).text) }
+    func ok(_ body: JSONValue) -> HTTPResponse { .json(200, body.text) }
 
     // MARK: - /session/create
 
@@ -200,14 +200,15 @@ struct RESTAPI {
                 archiveRequest.streamMode = mode
             }
             archiveRequest.resolution = body["resolution"] as? String
+            if let refusal = Self.readArchiveOptions(body, into: &archiveRequest) { return failure(refusal) }
             switch hub.startArchive(apiKey: apiKey, archiveRequest) {
             case .success(let archive): return ok(archiveBody(archive, request))
             case .failure(let error): return failure(error)
             }
         }
         if method == "GET", rest.isEmpty {
-            let offset = request.queryValue("offset").flatMap(Int.init) ?? 0
-            let count = request.queryValue("count").flatMap(Int.init) ?? 50
+            let offset = request.queryValue("offset").map { Int($0) ?? -1 } ?? 0  // not a number: refused below
+            let count = request.queryValue("count").map { Int($0) ?? -1 } ?? 50
             guard offset >= 0, (0...1000).contains(count) else { return failure(RESTError(400, "offset ≥ 0 and count 0...1000")) }
             let list = hub.listArchives(apiKey: apiKey, sessionId: request.queryValue("sessionId"), offset: offset, count: count)
             return ok(RESTBodies.list(count: list.total, list.items.map { archiveBody($0, request) }))
@@ -222,6 +223,9 @@ struct RESTAPI {
             case .success(let archive): return ok(archiveBody(archive, request))
             case .failure(let error): return failure(error)
             }
+        }
+        if method == "PATCH", let ids = match(["*", "streams"], rest) {
+            return changeArchiveStreams(apiKey: apiKey, archiveId: ids[0], request: request)
         }
         if method == "DELETE", let ids = match(["*"], rest) {
             if let error = hub.deleteArchive(apiKey: apiKey, archiveId: ids[0]) { return failure(error) }

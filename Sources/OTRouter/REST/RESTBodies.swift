@@ -26,8 +26,9 @@ enum RESTBodies {
             ("partnerId", projectId(archive.apiKey)), ("createdAt", .int(archive.createdAt)), ("size", .int(Int64(archive.size))),
             ("duration", .int(duration)), ("hasAudio", .bool(archive.hasAudio)), ("hasVideo", .bool(archive.hasVideo)),
             ("outputMode", .string(archive.outputMode)), ("streamMode", .string(archive.streamMode)),
-            ("resolution", .string(archive.resolution)), ("url", .optional(url)), ("streams", .array([])),
-            ("reason", .string(reason)),
+            ("resolution", .string(archive.resolution)), ("url", .optional(url)), ("streams", streams(archive)),
+            ("reason", .string(reason)), ("multiArchiveTag", .optional(archive.multiArchiveTag)),
+            ("maxDuration", .int(Int64(archive.maxDurationSeconds))),
         ])
     }
 

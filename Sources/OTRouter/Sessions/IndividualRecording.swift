@@ -61,10 +61,11 @@ final class IndividualRecording: Sendable {
     }
 
     /// Starts recording `streamId` (its file `<streamId>.webm`, `-2`… if it was recorded
-    /// before) and hands the recorder to its forwarding thread. A directory that cannot be
+    /// before) and hands the recorder to its forwarding thread; `audio`/`video` narrow the
+    /// archive's tracks for this stream (manual stream mode). A directory that cannot be
     /// made, or a file that cannot be created, marks the archive failed; nothing else is
     /// disturbed. Outside the hub's lock.
-    func begin(streamId: String, connectionData: String?, media: any MediaForwarding) {
+    func begin(streamId: String, connectionData: String?, audio: Bool = true, video: Bool = true, media: any MediaForwarding) {
         state.withLock { state in
             guard !state.stopped, state.active[streamId] == nil else { return }
             do {
@@ -76,8 +77,8 @@ final class IndividualRecording: Sendable {
             let earlier = state.files.filter { $0.file.streamId == streamId }.count
             let filename = streamId + (earlier == 0 ? "" : "-\(earlier + 1)") + ".webm"
             var configuration = StreamRecorderConfiguration(path: directory + "/" + filename)
-            configuration.hasAudio = hasAudio
-            configuration.hasVideo = hasVideo
+            configuration.hasAudio = hasAudio && audio
+            configuration.hasVideo = hasVideo && video
             let recorder = StreamRecorder(configuration: configuration)
             if case .failed(let reason) = recorder.state {
                 state.failure = state.failure ?? "recording \(streamId) failed: \(reason)"

@@ -14,10 +14,14 @@ extension SessionHub {
         var outputMode = "composed"
         var streamMode = "auto"
         var resolution: String?
+        /// Lets this archive run beside others of the session with other tags.
+        var multiArchiveTag: String?
+        /// Seconds after which it stops itself (60...36000, checked by the REST layer).
+        var maxDurationSeconds = ArchiveRecord.defaultMaxDurationSeconds
     }
 
-    /// Starts an archive: 404 unknown session, 409 relayed, end-to-end encrypted or already recording, 400 no
-    /// client connected.
+    /// Starts an archive: 404 unknown session, 409 relayed, end-to-end encrypted or already recording
+    /// (`archiveConflict`: the same or no `multiArchiveTag`), 400 no client connected.
     func startArchive(apiKey: String, _ request: ArchiveRequest) -> Result<ArchiveRecord, RESTError> {
         perform {
             guard var session = sessions.removeValue(forKey: request.sessionId) else {
@@ -31,7 +35,7 @@ extension SessionHub {
             guard !session.e2ee else {
                 return .failure(RESTError(409, "Archiving is not available for a session with end-to-end encryption: the media server cannot read its media"))
             }
-            guard session.activeArchiveId == nil else { return .failure(RESTError(409, "Session is already being recorded")) }
+            if let conflict = archiveConflict(request, in: session) { return .failure(conflict) }
             guard !session.connections.isEmpty else {
                 return .failure(RESTError(400, "No clients are actively connected to the session"))
             }
@@ -45,32 +49,38 @@ extension SessionHub {
                                     createdAt: Self.nowMilliseconds(), hasAudio: request.hasAudio, hasVideo: request.hasVideo,
                                     outputMode: request.outputMode, streamMode: request.streamMode,
                                     resolution: request.resolution ?? "640x480")
-        archives[archive.id] = archive
+        var record = archive
+        record.multiArchiveTag = request.multiArchiveTag
+        record.maxDurationSeconds = request.maxDurationSeconds
+        if session.streams.isEmpty { record.status = ArchiveRecord.paused }
+        archives[archive.id] = record
         archiveOrder.append(archive.id)
-        session.activeArchiveId = archive.id
+        session.activeArchiveIds.append(archive.id)
         if archive.outputMode == "individual" { beginIndividualRecording(archive, in: session) }
         broadcast(.archiveStarted(WireArchive(id: archive.id, name: archive.name ?? "")), in: session)
         log.log(.info, "archive.started", session: session.id, ["archive": archive.id])
-        return archive
+        return record
     }
 
-    /// Stops `archiveId` of `session` and tells every client (under the lock).
-    func stopArchive(_ archiveId: String, session: inout SessionRecord) {
-        guard var archive = archives[archiveId], archive.status == "started" else { return }
+    /// Stops `archiveId` of `session` (started or paused), with `reason` if given, and
+    /// tells every client (under the lock).
+    func stopArchive(_ archiveId: String, session: inout SessionRecord, reason: String? = nil) {
+        guard var archive = archives[archiveId], archive.isRecording else { return }
         archive.status = "stopped"
         archive.stoppedAt = Self.nowMilliseconds()
+        if let reason { archive.reason = reason }
         archives[archiveId] = archive
-        if session.activeArchiveId == archiveId { session.activeArchiveId = nil }
+        session.activeArchiveIds.removeAll { $0 == archiveId }
         finishIndividualRecording(archiveId)
         broadcast(.archiveStopped(archiveId: archiveId), in: session)
         log.log(.info, "archive.stopped", session: session.id, ["archive": archiveId])
     }
 
-    /// `POST /archive/{id}/stop`: 404 unknown, 409 not started.
+    /// `POST /archive/{id}/stop`: 404 unknown, 409 not started (a paused archive stops).
     func stopArchive(apiKey: String, archiveId: String) -> Result<ArchiveRecord, RESTError> {
         perform {
             guard let archive = archives[archiveId], archive.apiKey == apiKey else { return .failure(RESTError(404, "Archive not found")) }
-            guard archive.status == "started" else { return .failure(RESTError(409, "Archive is not in started state")) }
+            guard archive.isRecording else { return .failure(RESTError(409, "Archive is not in started state")) }
             if var session = sessions.removeValue(forKey: archive.sessionId) {
                 stopArchive(archiveId, session: &session)
                 sessions[archive.sessionId] = session
@@ -93,11 +103,11 @@ extension SessionHub {
         }
     }
 
-    /// `DELETE /archive/{id}`: 404 unknown, 409 while it is still started.
+    /// `DELETE /archive/{id}`: 404 unknown, 409 while it is still started or paused.
     func deleteArchive(apiKey: String, archiveId: String) -> RESTError? {
         perform {
             guard let archive = archives[archiveId], archive.apiKey == apiKey else { return RESTError(404, "Archive not found") }
-            guard archive.status != "started" else { return RESTError(409, "Archive is in started state: stop it first") }
+            guard !archive.isRecording else { return RESTError(409, "Archive is in \(archive.status) state: stop it first") }
             archives[archiveId] = nil
             archiveOrder.removeAll { $0 == archiveId }
             if let path = archive.filePath {

@@ -6,26 +6,36 @@ import OTNet
 /// (`IndividualRecording`), the ZIP at stop, and the signed download link. The hub's lock
 /// is never held across file I/O: recorders start and finish in `afterUnlock` work.
 extension SessionHub {
-    /// A stream was published in `session`: record it if an individual archive runs (under the lock).
+    /// A stream was published in `session`: the individual archives in auto stream mode
+    /// record it (manual ones wait for `PATCH …/streams`) (under the lock).
     func archiveStreamLanded(_ streamId: String, in session: SessionRecord) {
-        guard !session.relayed, let archiveId = session.activeArchiveId, let recording = recordings[archiveId],
-              let stream = session.streams[streamId] else { return }
+        guard !session.relayed, let stream = session.streams[streamId] else { return }
         let data = session.connections[stream.wire.connectionId]?.data
         let media = media
-        afterUnlock { recording.begin(streamId: streamId, connectionData: data, media: media) }
+        for archiveId in session.activeArchiveIds where archives[archiveId]?.streamMode != "manual" {
+            guard let recording = recordings[archiveId] else { continue }
+            afterUnlock { recording.begin(streamId: streamId, connectionData: data, media: media) }
+        }
     }
 
-    /// A stream left `session`: its file ends (under the lock).
+    /// A stream left `session`: its files end, it leaves manual archives' selections, and
+    /// archives with no stream left pause (under the lock).
     func archiveStreamLeft(_ streamId: String, in session: SessionRecord) {
-        guard let archiveId = session.activeArchiveId, let recording = recordings[archiveId] else { return }
         let media = media
-        afterUnlock { recording.end(streamId: streamId, media: media) }
+        for archiveId in session.activeArchiveIds {
+            archives[archiveId]?.selectedStreams.removeAll { $0.streamId == streamId }
+            guard let recording = recordings[archiveId] else { continue }
+            afterUnlock { recording.end(streamId: streamId, media: media) }
+        }
+        refreshArchivePause(in: session)
     }
 
-    /// Starts the recorders of a new individual archive, one per stream published now (under the lock).
+    /// Starts the recorders of a new individual archive, one per stream published now
+    /// (auto stream mode; manual mode starts with none) (under the lock).
     func beginIndividualRecording(_ archive: ArchiveRecord, in session: SessionRecord) {
         let recording = IndividualRecording(archive: archive, root: configuration.effectiveArchiveDirectory)
         recordings[archive.id] = recording
+        guard archive.streamMode != "manual" else { return }
         let streams = session.streamOrder.compactMap { id in
             session.streams[id].map { (id, session.connections[$0.wire.connectionId]?.data) }
         }

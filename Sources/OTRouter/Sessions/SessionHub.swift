@@ -213,9 +213,9 @@ final class SessionHub: @unchecked Sendable {
         if let peer = connection.peer { peers[peer.id]?.connectionId = nil }
         broadcast(.connectionDestroyed(connectionId: connectionId, reason: reason), in: session)
         log.log(.info, "connection.destroyed", session: sessionId, connection: connectionId, ["reason": reason])
-        if session.connections.isEmpty, let archiveId = session.activeArchiveId {
-            // Nobody left to record: the archive stops (OpenTok stops it when the session empties).
-            stopArchive(archiveId, session: &session)
+        if session.connections.isEmpty {
+            // Nobody left to record: its archives stop (OpenTok stops them when the session empties).
+            for archiveId in session.activeArchiveIds { stopArchive(archiveId, session: &session) }
         }
     }
 
@@ -263,6 +263,7 @@ final class SessionHub: @unchecked Sendable {
                 if deadline <= now { destroyConnection(connectionId, in: sessionId, reason: "networkDisconnected") }
             }
             removeIdleSessions(now: now)
+            stopOverdueArchives(nowMilliseconds: Self.nowMilliseconds())
         }
     }
 

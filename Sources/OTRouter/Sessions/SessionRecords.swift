@@ -104,8 +104,11 @@ struct SessionRecord {
     /// Stream ids in publish order.
     var streamOrder: [String] = []
     var subscriptions: [String: SubscriptionRecord] = [:]
-    /// The archive recording now, if any.
-    var activeArchiveId: String?
+    /// The archives recording now (started or paused), oldest first: one, or several
+    /// with distinct `multiArchiveTag`s.
+    var activeArchiveIds: [String] = []
+    /// The oldest archive recording now, if any (what a connecting client is told of).
+    var activeArchiveId: String? { activeArchiveIds.first }
     /// "Mute all" is active: streams published from now on start muted.
     var muteAll = false
     /// The streams the active "mute all" left alone.
@@ -118,7 +121,7 @@ struct SessionRecord {
     /// no archive settings, no mute state, nothing recording), so removing it loses nothing.
     var isReadoptable: Bool {
         !relayed && !e2ee && archiveMode == .manual && archiveName == nil && archiveResolution == nil && !muteAll
-            && activeArchiveId == nil
+            && activeArchiveIds.isEmpty
     }
 
     /// Connections with an open socket, in join order.
@@ -148,6 +151,17 @@ struct ArchiveRecord {
     var reason: String?
     /// Where the ZIP is, once `available`.
     var filePath: String?
+    /// Several archives of one session may run at once when their tags differ (nil: untagged).
+    var multiArchiveTag: String?
+    /// It stops itself after this many seconds (`maxDuration`, 60...36000; default 14,400).
+    var maxDurationSeconds = ArchiveRecord.defaultMaxDurationSeconds
+    /// Manual stream mode: the streams chosen with `PATCH …/streams`, in the order added.
+    var selectedStreams: [ArchiveStreamSelection] = []
+
+    /// OpenTok's default longest recording: 4 h.
+    static let defaultMaxDurationSeconds = 14_400
+    /// The `reason` of an archive stopped by its `maxDuration`.
+    static let maxDurationReason = "maximum duration exceeded"
 
     /// A composed archive's reason: the composer is not built yet.
     static let composedReason = "composed recording is not implemented in this router yet: no file is written"

@@ -154,10 +154,6 @@ extension SessionHub {
         broadcast(.connectionCreated(connection.wire), in: session, except: connection.id)
         log.log(.info, "connection.created", session: session.id, connection: connection.id,
                 ["role": grant.role.rawValue, "tokenFormat": grant.format.rawValue, "remote": state.peer.remoteAddress])
-        if session.archiveMode == .always, session.activeArchiveId == nil {
-            _ = beginArchive(in: &session, ArchiveRequest(sessionId: session.id, name: session.archiveName,
-                                                          resolution: session.archiveResolution))
-        }
     }
 
     private func connectedReply(for connection: ConnectionRecord, in session: SessionRecord, ownStreams: Bool = false) -> ConnectedReply {
@@ -451,7 +447,7 @@ extension SessionHub {
                                                  relayedLeg: routed ? nil : request.relayedLeg,
                                                  subscriberAudioFallback: request.subscriberAudioFallback ?? true, routed: routed)
         session.streamOrder.append(streamId)
-        archiveStreamLanded(streamId, in: session)
+        archiveStreamPublished(streamId, in: &session)
         if routed { subscriberAudioFallbackConfigured(streamId: streamId, enabled: request.subscriberAudioFallback ?? true) }
         session.connections[connectionId]!.streams.append(streamId)
         reply(.published(PublishedReply(stream: wire, media: leg, muted: muted)))
