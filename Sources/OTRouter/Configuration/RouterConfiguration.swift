@@ -74,6 +74,10 @@ public struct RouterConfiguration: Sendable {
     /// 3-minute JWTs; the Python SDK's `jwt_livetime` can ask for more).
     public var maxProjectJWTLifetimeSeconds: Int64 = ProjectJWT.defaultMaximumLifetime
 
+    /// Several routers sharing sessions through Redis (`otkit router --redis … --node-id …`);
+    /// nil (the default): the router runs alone.
+    public var cluster: ClusterConfiguration?
+
     /// The defaults above, with no project.
     public init() {}
 
@@ -166,6 +170,7 @@ public struct RouterConfiguration: Sendable {
         guard maxUnauthenticatedSockets > 0 else { throw fail("maxUnauthenticatedSockets", "must be positive") }
         guard (1...86_400).contains(maxProjectJWTLifetimeSeconds) else { throw fail("maxProjectJWTLifetimeSeconds", "must be 1...86400") }
         if let problem = limits.problem() { throw fail("limits.\(problem.field)", problem.text) }
+        if let problem = cluster?.problem() { throw fail(problem.field, problem.text) }
     }
 
     /// Whether the Python SDK would take `secret` for a file name: `.` then one or more
