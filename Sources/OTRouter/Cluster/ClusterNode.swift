@@ -38,6 +38,8 @@ public final class ClusterNode: Sendable {
         var registered = false
         var stopped = false
         var started = false
+        /// The timer was resumed once (Dispatch traps on releasing a source never resumed).
+        var timerResumed = false
         var subscriber: RedisSubscriber?
         var advertised: (url: String, publicIP: String, mediaPort: Int?)?
         var load: (@Sendable () -> ClusterLoad)?
@@ -56,7 +58,17 @@ public final class ClusterNode: Sendable {
         timer = DispatchSource.makeTimerSource(queue: queue)
     }
 
-    deinit { timer.cancel() }
+    deinit { cancelTimer() }
+
+    /// Cancels the heartbeat timer, resuming it first if it never ran. Idempotent.
+    private func cancelTimer() {
+        let resume = state.withLock { state -> Bool in
+            defer { state.timerResumed = true }
+            return !state.timerResumed
+        }
+        timer.cancel()
+        if resume { timer.resume() }
+    }
 
     /// Registers the node (waiting up to one node TTL for a previous process with the same
     /// id to lapse), loads the stored session records, subscribes to the events channel and
@@ -97,11 +109,13 @@ public final class ClusterNode: Sendable {
         let interval = DispatchTimeInterval.milliseconds(configuration.heartbeatMilliseconds)
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(20))
         timer.setEventHandler { [weak self] in self?.heartbeat() }
-        state.withLock {
-            $0.subscriber = subscriber
-            $0.started = true
+        let resume = state.withLock { state -> Bool in
+            state.subscriber = subscriber
+            state.started = true
+            defer { state.timerResumed = true }
+            return !state.timerResumed
         }
-        timer.resume()
+        if resume { timer.resume() }
         log.log(.info, "cluster.joined", ["node": nodeId, "redis": configuration.redis.description, "url": url])
     }
 
@@ -116,7 +130,7 @@ public final class ClusterNode: Sendable {
             return result
         }
         guard !wasStopped else { return }
-        timer.cancel()
+        cancelTimer()
         subscriber?.stop()
         queue.sync {
             guard deregister, started else { return }  // never started: nothing of ours to remove

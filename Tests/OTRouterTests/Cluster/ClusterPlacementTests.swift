@@ -70,20 +70,32 @@ import Testing
         let start = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
         let connected = Atomic(0)
+        let ready = DispatchSemaphore(value: 0)
         for node in 0..<3 {
-            DispatchQueue.global().async(group: group) {
+            group.enter()
+            // Threads of their own (a global queue may start a third worker only later).
+            Thread.detachNewThread {
+                defer { group.leave() }
+                ready.signal()
                 start.wait()
-                for id in ids where trio.connect(on: node, to: id) { connected.add(1, ordering: .relaxed) }
+                // Each node walks the list from its own starting point, so all three keep
+                // reaching sessions the others are claiming at that moment.
+                for step in 0..<ids.count where trio.connect(on: node, to: ids[(step + node * 17) % ids.count]) {
+                    connected.add(1, ordering: .relaxed)
+                }
             }
         }
+        for _ in 0..<3 { ready.wait() }
         for _ in 0..<3 { start.signal() }
         group.wait()
         #expect(connected.load(ordering: .relaxed) == 150)
         #expect(eventually(timeout: 60) { ids.allSatisfy { id in (0..<3).allSatisfy { trio.cluster($0).believedOwner(of: id) != nil } } })
         let owners = try expectOneOwner(trio, ids)
         let spread = (0..<3).map { node in owners.values.filter { $0 == node }.count }
-        print("placement: 50 sessions seen by three nodes at once: owners per node \(spread)")
+        print("placement: 50 sessions seen by three nodes at once: owners per node \(spread); claims won \((0..<3).map { trio.cluster($0).statistics.claimsWon }), lost \((0..<3).map { trio.cluster($0).statistics.claimsLost })")
         #expect(spread.reduce(0, +) == 50)
+        #expect((0..<3).reduce(UInt64(0)) { $0 + trio.cluster($1).statistics.claimsWon } == 50)
+        #expect((0..<3).reduce(UInt64(0)) { $0 + trio.cluster($1).statistics.claimsLost } == 100)
     }
 
     @Test func restSessionsAreKnownToAllAndOwnersCanBeAsked() throws {

@@ -88,12 +88,17 @@ import Testing
         #expect(received.withLock { $0.last } == "c1=three")
     }
 
-    @Test(arguments: [
-        "*99999999999\r\n", "$2147483648\r\n", "$5\r\nabcdefgh\r\n", ":1x\r\n", "!7\r\nunknown\r\n",
-        String(repeating: "*1\r\n", count: 20) + ":1\r\n", "+" + String(repeating: "A", count: 70_000) + "\r\n",
-    ])
-    func hostileRepliesAreProtocolErrors(reply: String) throws {
-        let fake = try HostileRedis(reply: Array(reply.utf8))
+    /// What a hostile server sends, by a short name (the names label the test cases).
+    static let hostile: [String: String] = [
+        "array of 10^11": "*99999999999\r\n", "bulk of 2 GiB": "$2147483648\r\n", "bulk without CRLF": "$5\r\nabcdefgh\r\n",
+        "integer with a letter": ":1x\r\n", "RESP3 type": "!7\r\nunknown\r\n",
+        "arrays 20 deep": String(repeating: "*1\r\n", count: 20) + ":1\r\n",
+        "status line of 70,000 bytes": "+" + String(repeating: "A", count: 70_000) + "\r\n",
+    ]
+
+    @Test(arguments: hostile.keys.sorted())
+    func hostileRepliesAreProtocolErrors(name: String) throws {
+        let fake = try HostileRedis(reply: Array(Self.hostile[name]!.utf8))
         defer { fake.stop() }
         let connection = RedisConnection(endpoint: RedisEndpoint(host: "127.0.0.1", port: fake.port), timeoutMilliseconds: 2000)
         do {
