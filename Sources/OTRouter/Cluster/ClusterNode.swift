@@ -58,7 +58,11 @@ public final class ClusterNode: Sendable {
         timer = DispatchSource.makeTimerSource(queue: queue)
     }
 
-    deinit { cancelTimer() }
+    deinit {
+        cancelTimer()
+        // A node dropped without `stop()`: its subscriber thread must not outlive it.
+        state.withLock { $0.subscriber }?.stop()
+    }
 
     /// Cancels the heartbeat timer, resuming it first if it never ran. Idempotent.
     private func cancelTimer() {

@@ -89,8 +89,9 @@ public struct RouterConfiguration: Sendable {
     /// The file (optional) is one object:
     /// `{"host","port","tls":{"certificate","privateKey"},"mediaHost","devTokens","projects":[{"apiKey","apiSecret"}],
     /// "reconnectGraceSeconds","silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
-    /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds","limits":{…}}`, every key
-    /// optional (`limits`: the fields of ``RouterLimits``). Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
+    /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds","limits":{…},
+    /// "redis","nodeId","clusterHeartbeatMilliseconds","clusterNodeTTLMilliseconds","clusterClaimTTLMilliseconds"}`, every key
+    /// optional (`limits`: the fields of ``RouterLimits``; `redis` + `nodeId`: ``cluster``, see docs/scale.md). Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
     /// and/or `OTKIT_PROJECTS="key:secret,key2:secret2"`. At least one project is required;
     /// a secret must be non-empty and must not end in `.` + letters/digits/underscore (the
     /// OpenTok Python SDK reads such a secret as a private-key file name and talks to Vonage
