@@ -46,6 +46,12 @@ import Testing
         let sessionId = try #require(list.first?["session_id"] as? String)
         #expect(try check.command("GET", "otkit:session:\(sessionId):owner").text == "n-1")
         #expect(try check.command("HEXISTS", "otkit:sessions", sessionId) == .integer(1))
+        // n-0 does not own it and says who does, over REST.
+        let asked = try HTTPClient.request("GET", urls[0] + "/v2/project/\(Self.project.apiKey)/session/\(sessionId)/owner",
+                                           headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: Self.project)])
+        #expect(asked.status == 200)
+        let owner = try #require(try JSONSerialization.jsonObject(with: Data(asked.body)) as? [String: Any])
+        #expect(owner["nodeId"] as? String == "n-1" && owner["url"] as? String == urls[1])
 
         // SIGKILL n-2: the others prune it once its heartbeat lapses (3 s by default).
         kill(routers[2].process.processIdentifier, SIGKILL)

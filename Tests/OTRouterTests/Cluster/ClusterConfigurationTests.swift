@@ -38,3 +38,13 @@ struct ClusterConfigurationTests {
         }
     }
 }
+
+/// The owner endpoint on a router without a cluster says so (501) instead of guessing.
+struct ClusterOwnerEndpointAloneTests {
+    @Test func aRouterAloneAnswers501() throws {
+        let h = try Harness()
+        let response = h.http("GET", "\(h.projectPath)/session/\(h.sessionId)/owner")
+        #expect(response.status == 501)
+        #expect(response.text.contains("runs alone"))
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import OTNet
 @testable import OTRouter
 @testable import OTSignaling
 import OTTestSupport
@@ -117,6 +118,20 @@ import Testing
         #expect(owner.nodeId == "node-0")
         #expect(owner.node?.url == "http://127.0.0.1:9100")
         #expect(try trio.cluster(1).owner(ofSession: "1_nobody") == nil)
+        // The same over REST, on a node that does not own it.
+        let asked = trio.services[1].handle(HTTPRequest(method: "GET", path: "/v2/project/\(Fixture.project.apiKey)/session/\(id)/owner",
+                                                        headers: ["x-opentok-auth": ProjectJWT.sign(credentials: Fixture.project)]))
+        #expect(asked.status == 200)
+        let body = try #require((try? JSONSerialization.jsonObject(with: Data(asked.body))) as? [String: Any])
+        #expect(body["nodeId"] as? String == "node-0")
+        #expect(body["url"] as? String == "http://127.0.0.1:9100")
+        let unclaimed = try OpenTokSessionID.create(apiKey: Fixture.project.apiKey).rawValue
+        let nobody = trio.services[1].handle(HTTPRequest(method: "GET", path: "/v2/project/\(Fixture.project.apiKey)/session/\(unclaimed)/owner",
+                                                         headers: ["x-opentok-auth": ProjectJWT.sign(credentials: Fixture.project)]))
+        #expect(nobody.status == 404)
+        let otherProject = trio.services[1].handle(HTTPRequest(method: "GET", path: "/v2/project/\(Fixture.other.apiKey)/session/\(id)/owner",
+                                                               headers: ["x-opentok-auth": ProjectJWT.sign(credentials: Fixture.other)]))
+        #expect(otherProject.status == 404)
         // A node started later loads the records already stored.
         var configuration = Fixture.configuration()
         configuration.cluster = ClusterConfiguration(redis: try RedisEndpoint(url: trio.redis.url()), nodeId: "late")
