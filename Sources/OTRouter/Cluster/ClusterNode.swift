@@ -153,7 +153,13 @@ public final class ClusterNode: Sendable {
     }
 
     /// What the cluster plane has done. Cost: the mutex.
-    public var statistics: ClusterStatistics { state.withLock { $0.statistics } }
+    public var statistics: ClusterStatistics {
+        state.withLock { state in
+            var statistics = state.statistics
+            statistics.ownedSessions = state.owned.count
+            return statistics
+        }
+    }
 
     /// Every registered node, from Redis. Cost: one round trip on the cluster queue.
     /// - Throws: ``RedisError`` when Redis cannot answer.

@@ -299,6 +299,7 @@ final class SessionHub: @unchecked Sendable {
         }
         metrics.media = media.totals
         metrics.mediaSockets = media.openSockets
+        metrics.cluster = cluster?.statistics
         counters.fill(&metrics)
         return metrics
     }

@@ -61,6 +61,13 @@ import Testing
         print("placement: 50 REST sessions, 150 connects: claims won \(won), lost \(lost)")
         #expect(won == 50)
         #expect(lost == 100)
+        // The same counts on /metrics.
+        let texts = (0..<3).map { PrometheusText.render(trio.services[$0].metrics) }
+        let ownedOnMetrics = texts.compactMap { text in
+            text.split(separator: "\n").first { $0.hasPrefix("otkit_cluster_owned_sessions ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        }
+        #expect(ownedOnMetrics == [17, 17, 16])
+        #expect(texts.allSatisfy { $0.contains("otkit_cluster_claims_total{outcome=\"won\"}") })
     }
 
     @Test func concurrentFirstSightingsOnThreeNodesAgree() throws {
