@@ -55,4 +55,20 @@ import Testing
         #expect(try trio.ownerInRedis(fresh) == "node-1")
         print("restart: redis errors seen per node \((0..<3).map { trio.cluster($0).statistics.redisErrors })")
     }
+
+    @Test func sessionsCreatedWhileRedisIsAwayReachItWhenItReturns() throws {
+        let trio = try ClusterTrio(heartbeat: 100, nodeTTL: 600, claimTTL: 1000)
+        trio.redis.stop()
+        // The router keeps serving: the session is created, owned locally, and waits for Redis.
+        let id = try trio.createSession(on: 0)
+        #expect(trio.connect(on: 0, to: id))
+        #expect(trio.cluster(0).ownedSessions.contains(id))
+        #expect(trio.cluster(0).statistics.redisErrors >= 1)
+        try trio.redis.restart()
+        #expect(eventually(timeout: 30) { (try? trio.ownerInRedis(id)) == "node-0" })
+        #expect(eventually(timeout: 30) { (try? trio.check.command("HEXISTS", trio.keys.sessions, id)) == .integer(1) })
+        #expect(eventually(timeout: 30) { trio.cluster(2).knownSession(id)?.createdBy == "node-0" })
+        #expect(eventually(timeout: 30) { (try? trio.registeredNodes()) == ["node-0", "node-1", "node-2"] })
+        print("redis away: node-0 counted \(trio.cluster(0).statistics.redisErrors) failed commands")
+    }
 }
