@@ -41,6 +41,8 @@ let package = Package(
         // libavformat/libavcodec (WebM muxing) and libzip (archive bundles) for OTRecording.
         cModule("CAVFormat", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev"]),
         cModule("CZip", pkgConfig: "libzip", apt: ["libzip-dev"]),
+        // hiredis: the router's Redis connections when several routers share sessions (issue 19).
+        cModule("CHiredis", apt: ["libhiredis-dev"]),  // no pkgConfig: its cflags carry -D_FILE_OFFSET_BITS, which SwiftPM refuses
 
         .target(
             name: "OTMedia",
@@ -52,7 +54,7 @@ let package = Package(
         // libwebsockets; no session concepts.
         .target(name: "OTNet", dependencies: ["CLibWebSockets", "CSSL", "CEpoll"]),
         // The router: REST, WebSocket signaling, the SFU.
-        .target(name: "OTRouter", dependencies: ["OTMedia", "OTSignaling", "OTNet", "OTRecording", "COpenSSL"]),
+        .target(name: "OTRouter", dependencies: ["OTMedia", "OTSignaling", "OTNet", "OTRecording", "COpenSSL", "CHiredis"]),
         // Recording: WebM writers and archive bundles; knows packets and frames, not sessions.
         .target(name: "OTRecording", dependencies: ["OTMedia", "CAVFormat", "CZip"]),
         // Tokens, session ids, project JWTs and (later) the wire messages; no OTMedia.

@@ -28,6 +28,8 @@ packages=(
   libavformat-dev libavcodec-dev  # OTRecording writes WebM with libavformat (CModules/CAVFormat)
   libzip-dev        # OTRecording's archive bundles (stored ZIP + manifest, CModules/CZip)
   ffmpeg            # ffprobe/ffmpeg: the recording tests read and decode what OTRecording wrote
+  libhiredis-dev    # Redis client: several routers share sessions through Redis (CModules/CHiredis, Sources/OTRouter/Cluster)
+  redis-server      # the cluster tests start their own redis-server on a free port, no persistence
   chromium          # headless Chromium: the browser tests drive it over the DevTools protocol (Tests/OTTestSupport/Chromium*.swift)
 )
 if [[ "${1:-}" == "--hardware" ]]; then

@@ -52,6 +52,13 @@ public final class Router: Sendable {
         // Weak: the service must not keep its own web server alive.
         service.hub.counters.attachWebStatistics { [weak server] in server?.statistics ?? WebServerStatistics() }
         mediaPort = (forwarding as? MediaRouter)?.mediaPort
+        do {
+            try service.startCluster(url: "\(scheme)://\(advertisedHost):\(server.port)", mediaPort: mediaPort)
+        } catch {
+            server.stop()
+            service.stop()
+            throw error
+        }
         service.hub.log.log(.info, "router.started", ["url": "\(scheme)://\(advertisedHost):\(server.port)",
                                                       "mediaHost": configuration.mediaHost,
                                                       "mediaPort": mediaPort.map(String.init) ?? "none"])
@@ -87,6 +94,9 @@ public final class Router: Sendable {
 
     /// What `/metrics` prints now.
     public var metrics: RouterMetrics { service.metrics }
+
+    /// This router's place in a cluster of routers (Redis), nil when it runs alone.
+    public var cluster: ClusterNode? { service.cluster }
 
     /// Closes every socket and stops the timers. Idempotent.
     public func stop() {

@@ -10,6 +10,9 @@ public final class RouterService: WebServerHandler, Sendable {
     /// The configuration it runs with.
     public let configuration: RouterConfiguration
     let hub: SessionHub
+    /// This router's place in a cluster (``RouterConfiguration/cluster``), nil when it runs
+    /// alone. Joins Redis at ``startCluster(url:mediaPort:)``.
+    public let cluster: ClusterNode?
     private let rest: RESTAPI
     private nonisolated(unsafe) let timer: DispatchSourceTimer  // thread-safe per Dispatch's documentation
     private let timerQueue = DispatchQueue(label: "otkit.router.timer")
@@ -19,8 +22,9 @@ public final class RouterService: WebServerHandler, Sendable {
     /// Cost: allocations and one timer; nothing is listening yet.
     public init(configuration: RouterConfiguration, media: any MediaForwarding, log: RouterLog? = nil) {
         self.configuration = configuration
-        hub = SessionHub(configuration: configuration, media: media, log: log ?? RouterLog(level: configuration.logLevel),
-                         counters: MetricsCounters())
+        let log = log ?? RouterLog(level: configuration.logLevel)
+        cluster = configuration.cluster.map { ClusterNode(configuration: $0, log: log) }
+        hub = SessionHub(configuration: configuration, media: media, log: log, counters: MetricsCounters(), cluster: cluster)
         rest = RESTAPI(hub: hub)
         let shortest = min(configuration.silenceTimeoutSeconds,
                            configuration.reconnectGraceSeconds > 0 ? configuration.reconnectGraceSeconds : configuration.silenceTimeoutSeconds)
@@ -33,8 +37,29 @@ public final class RouterService: WebServerHandler, Sendable {
 
     deinit { timer.cancel() }
 
-    /// Stops the timer (connections are left as they are; the web server closes the sockets).
-    public func stop() { timer.cancel() }
+    /// Stops the timer (connections are left as they are; the web server closes the
+    /// sockets) and leaves the cluster (registration removed, claims released).
+    public func stop() {
+        timer.cancel()
+        cluster?.stop(deregister: true)
+    }
+
+    /// Joins the cluster when configured (``Router`` calls it once listening): registers
+    /// this node as reachable at `url` with media on `mediaPort`, its load read from the
+    /// sessions on every heartbeat. Does nothing without a cluster. Cost: a few Redis round trips.
+    /// - Throws: ``RouterError`` when Redis cannot be reached or the node id is taken.
+    public func startCluster(url: String, mediaPort: Int?) throws {
+        guard let cluster else { return }
+        let publicIP = configuration.publicIP ?? configuration.mediaHost
+        do {
+            try cluster.start(url: url, publicIP: publicIP, mediaPort: mediaPort) { [weak hub] in
+                guard let metrics = hub?.metrics() else { return ClusterLoad(sessions: 0, connections: 0, streams: 0) }
+                return ClusterLoad(sessions: metrics.sessions, connections: metrics.connections, streams: metrics.streams)
+            }
+        } catch {
+            throw RouterError("cannot join the cluster at \(cluster.configuration.redis): \(error.description)")
+        }
+    }
 
     /// Mints a session, as `POST /session/create` does. `apiKey` must be configured.
     /// - Throws: ``RouterError`` for an unknown API key.

@@ -8,7 +8,7 @@ enum RouterCommand {
     static let help = """
         usage: otkit router [--config FILE] [--host H] [--port P] [--media-host IP] [--media-port N] [--public-ip ADDR]
                             [--tls-cert F --tls-key F] [--dev-tokens]
-                            [--archive-dir DIR]
+                            [--archive-dir DIR] [--redis redis://HOST:PORT[/DB] --node-id ID]
 
         Runs the OTKit router: the OpenTok-shaped REST API, WebSocket signaling and the SFU.
         Projects (API key + secret) come from the config file's "projects" or from the
@@ -24,7 +24,9 @@ enum RouterCommand {
                             "projects":[{"apiKey","apiSecret"}],"reconnectGraceSeconds",
                             "silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
                             "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets",
-                            "maxProjectJWTLifetimeSeconds"}
+                            "maxProjectJWTLifetimeSeconds","redis","nodeId",
+                            "clusterHeartbeatMilliseconds","clusterNodeTTLMilliseconds",
+                            "clusterClaimTTLMilliseconds"}
           --host H          listening address (default 127.0.0.1)
           --port P          listening port (default 0: the kernel picks)
           --media-host IP   the IP clients send media to (default 127.0.0.1)
@@ -41,10 +43,17 @@ enum RouterCommand {
                             (browsers refuse the camera on insecure origins).
           --archive-dir DIR where individual archives (WebM files, ZIP) are written
                             (default: $TMPDIR/otkit-archives, else /tmp/otkit-archives)
+          --redis URL       join the routers sharing this Redis (redis://HOST:PORT[/DB]):
+                            register this node (addresses, load) under a TTL heartbeat,
+                            prune lapsed nodes, claim the sessions it sees first. Without
+                            it the router runs alone. See docs/scale.md.
+          --node-id ID      this node's id in the cluster, unique (1-64 of A-Z a-z 0-9 . _ -);
+                            needed with --redis
         """
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
-        let args = try Arguments(words, valued: ["config", "host", "port", "media-host", "media-port", "public-ip", "tls-cert", "tls-key", "archive-dir"],
+        let args = try Arguments(words, valued: ["config", "host", "port", "media-host", "media-port", "public-ip", "tls-cert", "tls-key", "archive-dir",
+                                                   "redis", "node-id"],
                                  flags: ["help", "dev-tokens"])
         if args.flags.contains("help") {
             print(help)
@@ -68,6 +77,26 @@ enum RouterCommand {
         if let address = args.options["public-ip"] { configuration.publicIP = address }
         if args.flags.contains("dev-tokens") { configuration.devTokens = true }
         if let directory = args.options["archive-dir"] { configuration.archiveDirectory = directory }
+        if let url = args.options["redis"] {
+            do {
+                let endpoint = try RedisEndpoint(url: url)
+                if configuration.cluster != nil {
+                    configuration.cluster?.redis = endpoint
+                } else {
+                    configuration.cluster = ClusterConfiguration(redis: endpoint, nodeId: "")
+                }
+            } catch {
+                throw Arguments.UsageError(description: "--redis: \(error.description)")
+            }
+        }
+        if let id = args.options["node-id"] {
+            guard configuration.cluster != nil else { throw Arguments.UsageError(description: "--node-id needs --redis") }
+            configuration.cluster?.nodeId = id
+        }
+        if let cluster = configuration.cluster {
+            guard !cluster.nodeId.isEmpty else { throw Arguments.UsageError(description: "--redis needs --node-id ID (unique per router)") }
+            if let problem = cluster.problem() { throw Arguments.UsageError(description: "\(problem.field): \(problem.text)") }
+        }
         switch (args.options["tls-cert"], args.options["tls-key"]) {
         case (nil, nil): break
         case (let cert?, let key?):
@@ -96,6 +125,9 @@ enum RouterCommand {
         say("API keys: \(configuration.projects.map(\.apiKey).joined(separator: ", "))\n")
         say("room page: \(router.baseURL)/room/{sessionId}?token=... (dev tokens "
             + (configuration.devTokensEnabled ? "ON: anyone reaching the port can open it without a token" : "off") + ")\n")
+        if let cluster = router.cluster {
+            say("cluster: node \(cluster.nodeId) registered in \(cluster.configuration.redis)\n")
+        }
         say("descriptor limit: \(descriptors.after)\(descriptors.after > descriptors.before ? " (raised from \(descriptors.before))" : "")\n")
         var received: Int32 = 0
         sigwait(&signals, &received)

@@ -26,6 +26,11 @@ enum ConfigurationFile {
         var maxUnauthenticatedSockets: Int?
         var maxProjectJWTLifetimeSeconds: Int?
         var limits: Limits?
+        var redis: String?
+        var nodeId: String?
+        var clusterHeartbeatMilliseconds: Int?
+        var clusterNodeTTLMilliseconds: Int?
+        var clusterClaimTTLMilliseconds: Int?
     }
 
     /// The `"limits"` object: any field of `RouterLimits`.
@@ -48,7 +53,8 @@ enum ConfigurationFile {
     static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "mediaPort", "publicIP", "mediaWorkers", "devTokens", "archiveDirectory", "projects", "reconnectGraceSeconds",
                                          "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel",
                                          "unauthenticatedTimeoutSeconds", "maxUnauthenticatedSockets", "maxProjectJWTLifetimeSeconds",
-                                         "limits"]
+                                         "limits", "redis", "nodeId", "clusterHeartbeatMilliseconds", "clusterNodeTTLMilliseconds",
+                                         "clusterClaimTTLMilliseconds"]
 
     static func apply(path: String, to configuration: inout RouterConfiguration) throws(RouterConfigurationError) {
         func fail(_ field: String, _ problem: String) -> RouterConfigurationError {
@@ -124,6 +130,22 @@ enum ConfigurationFile {
                 throw fail("logLevel", "\"\(level)\" is not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             configuration.logLevel = parsed
+        }
+        if let url = model.redis {
+            do {
+                configuration.cluster = ClusterConfiguration(redis: try RedisEndpoint(url: url), nodeId: model.nodeId ?? "")
+            } catch {
+                throw fail("redis", error.description)
+            }
+        }
+        if model.nodeId != nil || model.clusterHeartbeatMilliseconds != nil || model.clusterNodeTTLMilliseconds != nil
+            || model.clusterClaimTTLMilliseconds != nil {
+            guard var cluster = configuration.cluster else { throw fail("redis", "nodeId and the cluster timings need \"redis\"") }
+            if let id = model.nodeId { cluster.nodeId = id }
+            if let value = model.clusterHeartbeatMilliseconds { cluster.heartbeatMilliseconds = value }
+            if let value = model.clusterNodeTTLMilliseconds { cluster.nodeTTLMilliseconds = value }
+            if let value = model.clusterClaimTTLMilliseconds { cluster.claimTTLMilliseconds = value }
+            configuration.cluster = cluster
         }
         for project in model.projects ?? [] {
             configuration.projects.append(ProjectCredentials(apiKey: project.apiKey, apiSecret: project.apiSecret))

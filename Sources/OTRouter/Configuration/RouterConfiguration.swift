@@ -74,6 +74,10 @@ public struct RouterConfiguration: Sendable {
     /// 3-minute JWTs; the Python SDK's `jwt_livetime` can ask for more).
     public var maxProjectJWTLifetimeSeconds: Int64 = ProjectJWT.defaultMaximumLifetime
 
+    /// Several routers sharing sessions through Redis (`otkit router --redis … --node-id …`);
+    /// nil (the default): the router runs alone.
+    public var cluster: ClusterConfiguration?
+
     /// The defaults above, with no project.
     public init() {}
 
@@ -85,8 +89,9 @@ public struct RouterConfiguration: Sendable {
     /// The file (optional) is one object:
     /// `{"host","port","tls":{"certificate","privateKey"},"mediaHost","devTokens","projects":[{"apiKey","apiSecret"}],
     /// "reconnectGraceSeconds","silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
-    /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds","limits":{…}}`, every key
-    /// optional (`limits`: the fields of ``RouterLimits``). Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
+    /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds","limits":{…},
+    /// "redis","nodeId","clusterHeartbeatMilliseconds","clusterNodeTTLMilliseconds","clusterClaimTTLMilliseconds"}`, every key
+    /// optional (`limits`: the fields of ``RouterLimits``; `redis` + `nodeId`: ``cluster``, see docs/scale.md). Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
     /// and/or `OTKIT_PROJECTS="key:secret,key2:secret2"`. At least one project is required;
     /// a secret must be non-empty and must not end in `.` + letters/digits/underscore (the
     /// OpenTok Python SDK reads such a secret as a private-key file name and talks to Vonage
@@ -166,6 +171,7 @@ public struct RouterConfiguration: Sendable {
         guard maxUnauthenticatedSockets > 0 else { throw fail("maxUnauthenticatedSockets", "must be positive") }
         guard (1...86_400).contains(maxProjectJWTLifetimeSeconds) else { throw fail("maxProjectJWTLifetimeSeconds", "must be 1...86400") }
         if let problem = limits.problem() { throw fail("limits.\(problem.field)", problem.text) }
+        if let problem = cluster?.problem() { throw fail(problem.field, problem.text) }
     }
 
     /// Whether the Python SDK would take `secret` for a file name: `.` then one or more

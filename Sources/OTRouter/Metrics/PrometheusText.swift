@@ -56,6 +56,17 @@ enum PrometheusText {
                refusals.sorted { $0.key < $1.key }.map { ("{limit=\"\($0.key)\"}", String($0.value)) })
         single("otkit_idle_sessions_removed_total", "counter", "Sessions removed after sitting empty.", metrics.idleSessionsRemoved)
         single("otkit_media_sockets", "gauge", "UDP sockets the media router has open (one per leg).", metrics.mediaSockets)
+        if let cluster = metrics.cluster {  // only with --redis
+            single("otkit_cluster_owned_sessions", "gauge", "Sessions this node owns in the cluster.", cluster.ownedSessions)
+            single("otkit_cluster_heartbeats_total", "counter", "Heartbeats that reached Redis.", cluster.heartbeats)
+            single("otkit_cluster_redis_errors_total", "counter", "Redis commands that failed (unreachable, timeout, bad reply).",
+                   cluster.redisErrors)
+            metric("otkit_cluster_claims_total", "counter", "Session claims, by outcome.",
+                   [("{outcome=\"won\"}", String(cluster.claimsWon)), ("{outcome=\"lost\"}", String(cluster.claimsLost)),
+                    ("{outcome=\"retaken\"}", String(cluster.claimsRetaken)), ("{outcome=\"dropped\"}", String(cluster.claimsDropped))])
+            single("otkit_cluster_nodes_pruned_total", "counter", "Nodes this node removed from the registry (heartbeat lapsed).",
+                   cluster.nodesPruned)
+        }
         metric("otkit_rest_requests_total", "counter", "HTTP requests answered, by status.",
                metrics.restRequests.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", String($0.value)) })
         metric("otkit_rest_auth_refused_total", "counter", "REST calls refused for their X-OPENTOK-AUTH JWT, by reason.",

@@ -38,6 +38,8 @@ public struct RouterMetrics: Sendable, Equatable {
     public var idleSessionsRemoved: UInt64 = 0
     /// UDP sockets the media plane has open now (one per leg).
     public var mediaSockets = 0
+    /// What the cluster plane has done (`--redis`), nil for a router running alone.
+    public var cluster: ClusterStatistics?
 
     /// All zero.
     public init() {}

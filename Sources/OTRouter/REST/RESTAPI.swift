@@ -50,6 +50,31 @@ struct RESTAPI {
         return RESTBodies.archive(archive, url: url)
     }
 
+    /// `GET /v2/project/{apiKey}/session/{sessionId}/owner` (OTKit's own, not OpenTok's):
+    /// which node of the cluster owns the session, asked of Redis — `{"sessionId","nodeId",
+    /// "url","publicIP","mediaPort"}` (`url` and the rest absent if the owner has been
+    /// pruned). 404 when nobody claims it or it is not the project's, 501 for a router
+    /// running alone, 503 when Redis does not answer. Cost: two Redis round trips on this thread.
+    private func owner(apiKey: String, sessionId: String) -> HTTPResponse {
+        guard let cluster = hub.cluster else { return failure(RESTError(501, "this router runs alone (no --redis): every session it knows is its own")) }
+        guard let parsed = try? OpenTokSessionID(parsing: sessionId), parsed.belongs(toAPIKey: apiKey) else {
+            return failure(RESTError(404, "Session not found"))
+        }
+        let owner: ClusterSessionOwner?
+        do {
+            owner = try cluster.owner(ofSession: sessionId)
+        } catch {
+            return failure(RESTError(503, "the cluster's Redis does not answer: \(error.description)"))
+        }
+        guard let owner else { return failure(RESTError(404, "no node owns session \(sessionId) now")) }
+        var fields: [(String, JSONValue)] = [("sessionId", .string(sessionId)), ("nodeId", .string(owner.nodeId))]
+        if let node = owner.node {
+            fields += [("url", .string(node.url)), ("publicIP", .string(node.publicIP))]
+            if let port = node.mediaPort { fields.append(("mediaPort", .int(Int64(port)))) }
+        }
+        return ok(.object(fields))
+    }
+
     func failure(_ error: RESTError) -> HTTPResponse { .json(error.status, RESTBodies.error(error).text) }
     func ok(_ body: JSONValue) -> HTTPResponse { .json(200, body.text) }
 
@@ -123,6 +148,7 @@ struct RESTAPI {
     }
 
     private func session(apiKey: String, method: String, sessionId: String, rest: [String], request: HTTPRequest) -> HTTPResponse {
+        if method == "GET", match(["owner"], rest) != nil { return owner(apiKey: apiKey, sessionId: sessionId) }
         if method == "POST", match(["signal"], rest) != nil {
             return signal(apiKey: apiKey, sessionId: sessionId, to: nil, body: request.body)
         }

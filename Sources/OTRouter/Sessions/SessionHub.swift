@@ -16,6 +16,8 @@ final class SessionHub: @unchecked Sendable {
     let media: any MediaForwarding
     let log: RouterLog
     let counters: MetricsCounters
+    /// This router's place in a cluster of routers (Redis), nil when it runs alone.
+    let cluster: ClusterNode?
 
     /// A socket the router has open, with what it is doing.
     struct PeerState {
@@ -61,8 +63,10 @@ final class SessionHub: @unchecked Sendable {
     /// How many issue reports are kept (the oldest is dropped first).
     static let issueCapacity = 256
 
-    init(configuration: RouterConfiguration, media: any MediaForwarding, log: RouterLog, counters: MetricsCounters) {
+    init(configuration: RouterConfiguration, media: any MediaForwarding, log: RouterLog, counters: MetricsCounters,
+         cluster: ClusterNode? = nil) {
         self.configuration = configuration
+        self.cluster = cluster
         self.media = media
         self.log = log
         self.counters = counters
@@ -151,22 +155,35 @@ final class SessionHub: @unchecked Sendable {
                                          archiveName: archiveName, archiveResolution: archiveResolution, createdAt: created,
                                          e2ee: e2ee)
         }
+        // Outside the lock: the cluster stores the record and claims the session in Redis.
+        cluster?.sessionCreated(ClusterSessionRecord(id: id, apiKey: apiKey, relayed: relayed, archiveMode: archiveMode.rawValue,
+                                                     e2ee: e2ee, createdAt: created, createdBy: cluster?.nodeId ?? ""))
         log.log(.info, "session.created", session: id, ["apiKey": apiKey, "mediaMode": relayed ? "relayed" : "routed",
                                                          "archiveMode": archiveMode.rawValue, "e2ee": e2ee ? "true" : "false"])
         return id
     }
 
-    /// The session `id`, created (routed, manual archiving) if it is a valid id of
-    /// `apiKey` the router has not seen: OpenTok sessions never expire, so an id minted
-    /// elsewhere (or before a restart) is honoured.
+    /// The session `id`, created if it is a valid id of `apiKey` the router has not seen:
+    /// OpenTok sessions never expire, so an id minted elsewhere (or before a restart) is
+    /// honoured. In a cluster the record another node stored gives its media mode, archive
+    /// mode and encryption, and this node claims the session unless another node has
+    /// (queued: no Redis I/O under the lock); otherwise it is routed with manual archiving.
     func sessionOrAdopt(_ id: String, apiKey: String) -> SessionRecord? {
         if let session = sessions[id] { return session.apiKey == apiKey ? session : nil }
         guard let parsed = try? OpenTokSessionID(parsing: id), parsed.belongs(toAPIKey: apiKey) else { return nil }
         let created = Int64(parsed.createTime) ?? Self.nowMilliseconds()
-        let session = SessionRecord(id: id, apiKey: apiKey, relayed: false, archiveMode: .manual, archiveName: nil,
+        var session = SessionRecord(id: id, apiKey: apiKey, relayed: false, archiveMode: .manual, archiveName: nil,
                                     archiveResolution: nil, createdAt: created)
+        if let cluster {
+            if let known = cluster.knownSession(id) {
+                guard known.apiKey == apiKey else { return nil }
+                session = SessionRecord(id: id, apiKey: apiKey, relayed: known.relayed, archiveMode: ArchiveMode(rawValue: known.archiveMode) ?? .manual,
+                                        archiveName: nil, archiveResolution: nil, createdAt: known.createdAt, e2ee: known.e2ee)
+            }
+            afterUnlock { cluster.sessionSeen(id) }
+        }
         sessions[id] = session
-        log.log(.info, "session.adopted", session: id, ["apiKey": apiKey])
+        log.log(.info, "session.adopted", session: id, ["apiKey": apiKey, "mediaMode": session.relayed ? "relayed" : "routed"])
         return session
     }
 
@@ -283,6 +300,7 @@ final class SessionHub: @unchecked Sendable {
         }
         metrics.media = media.totals
         metrics.mediaSockets = media.openSockets
+        metrics.cluster = cluster?.statistics
         counters.fill(&metrics)
         return metrics
     }

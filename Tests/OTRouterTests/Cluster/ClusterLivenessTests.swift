@@ -1,0 +1,74 @@
+import Foundation
+@testable import OTRouter
+import OTTestSupport
+import Testing
+
+/// Heartbeats and failures: a node whose heartbeat stops is pruned and its claims lapse
+/// to the next node that sees the session; a node that leaves cleanly is gone at once;
+/// Redis restarting empty makes every node register again and take its claims back.
+/// Short timings (heartbeat 100 ms, node TTL 600 ms, claim TTL 1 s); every wait polls.
+@Suite(.serialized) struct ClusterLivenessTests {
+    @Test func aNodeWhoseHeartbeatStopsIsPrunedAndItsSessionsMove() throws {
+        let trio = try ClusterTrio(heartbeat: 100, nodeTTL: 600, claimTTL: 1000)
+        #expect(eventually(timeout: 30) { (try? trio.registeredNodes()) == ["node-0", "node-1", "node-2"] })
+        let id = try trio.createSession(on: 2)
+        #expect(try trio.ownerInRedis(id) == "node-2")
+        trio.cluster(2).stop(deregister: false)  // as a crash would: no goodbye
+        #expect(eventually(timeout: 30) { (try? trio.registeredNodes()) == ["node-0", "node-1"] })
+        let pruned = trio.cluster(0).statistics.nodesPruned + trio.cluster(1).statistics.nodesPruned
+        #expect(pruned >= 1)
+        #expect(try trio.check.command("EXISTS", trio.keys.alive("node-2")) == .integer(0))
+        // Its claim lapses; the next node to see the session takes it.
+        #expect(eventually(timeout: 30) { (try? trio.ownerInRedis(id)) == .some(nil) })
+        #expect(trio.connect(on: 1, to: id))
+        #expect(eventually(timeout: 30) { trio.cluster(1).believedOwner(of: id) == "node-1" })
+        #expect(try trio.ownerInRedis(id) == "node-1")
+        print("liveness: pruned \(pruned) node(s); node-1 heartbeats \(trio.cluster(1).statistics.heartbeats)")
+    }
+
+    @Test func aNodeThatStopsCleanlyLeavesAtOnce() throws {
+        let trio = try ClusterTrio()
+        let id = try trio.createSession(on: 0)
+        #expect(try trio.ownerInRedis(id) == "node-0")
+        trio.services[0].stop()
+        #expect(try trio.registeredNodes() == ["node-1", "node-2"])
+        #expect(try trio.ownerInRedis(id) == nil)  // released, not left to lapse
+    }
+
+    @Test func redisRestartedEmptyNodesRegisterAgainAndRetakeClaims() throws {
+        let trio = try ClusterTrio(heartbeat: 100, nodeTTL: 600, claimTTL: 1000)
+        let ids = try (0..<3).map { try trio.createSession(on: $0) }
+        #expect(eventually(timeout: 30) { (try? trio.registeredNodes()) == ["node-0", "node-1", "node-2"] })
+        try trio.redis.restart()
+        #expect(eventually(timeout: 30) { (try? trio.registeredNodes()) == ["node-0", "node-1", "node-2"] })
+        #expect(eventually(timeout: 30) { ids.enumerated().allSatisfy { (try? trio.ownerInRedis($1)) == "node-\($0)" } })
+        // The owners put their sessions' records back.
+        #expect(eventually(timeout: 30) { (try? trio.check.command("HLEN", trio.keys.sessions)) == .integer(3) })
+        for index in 0..<3 {
+            let statistics = trio.cluster(index).statistics
+            #expect(statistics.registrations >= 2, "node \(index): \(statistics)")
+            #expect(statistics.claimsRetaken >= 1, "node \(index): \(statistics)")
+            #expect(statistics.claimsDropped == 0)
+        }
+        // New sessions work again.
+        let fresh = try trio.createSession(on: 1)
+        #expect(try trio.ownerInRedis(fresh) == "node-1")
+        print("restart: redis errors seen per node \((0..<3).map { trio.cluster($0).statistics.redisErrors })")
+    }
+
+    @Test func sessionsCreatedWhileRedisIsAwayReachItWhenItReturns() throws {
+        let trio = try ClusterTrio(heartbeat: 100, nodeTTL: 600, claimTTL: 1000)
+        trio.redis.stop()
+        // The router keeps serving: the session is created, owned locally, and waits for Redis.
+        let id = try trio.createSession(on: 0)
+        #expect(trio.connect(on: 0, to: id))
+        #expect(trio.cluster(0).ownedSessions.contains(id))
+        #expect(trio.cluster(0).statistics.redisErrors >= 1)
+        try trio.redis.restart()
+        #expect(eventually(timeout: 30) { (try? trio.ownerInRedis(id)) == "node-0" })
+        #expect(eventually(timeout: 30) { (try? trio.check.command("HEXISTS", trio.keys.sessions, id)) == .integer(1) })
+        #expect(eventually(timeout: 30) { trio.cluster(2).knownSession(id)?.createdBy == "node-0" })
+        #expect(eventually(timeout: 30) { (try? trio.registeredNodes()) == ["node-0", "node-1", "node-2"] })
+        print("redis away: node-0 counted \(trio.cluster(0).statistics.redisErrors) failed commands")
+    }
+}
