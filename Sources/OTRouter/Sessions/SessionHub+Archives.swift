@@ -1,9 +1,11 @@
 import Foundation
+import OTRecording
 import OTSignaling
 
 /// Archives: REST start/stop with events to every client. An individual archive records
 /// each stream (`SessionHub+IndividualArchives`) and goes started → stopped → available
-/// (or failed); a composed one is not recorded yet and goes started → stopped.
+/// (or failed); a composed one is composed into an MP4 (`SessionHub+ComposedArchives`) and
+/// goes the same way.
 extension SessionHub {
     /// What `POST /archive` asks for.
     struct ArchiveRequest {
@@ -14,6 +16,8 @@ extension SessionHub {
         var outputMode = "composed"
         var streamMode = "auto"
         var resolution: String?
+        /// Composed archives: the layout at the start (nil: bestFit).
+        var layout: CompositionLayout?
     }
 
     /// Starts an archive: 404 unknown session, 409 relayed, end-to-end encrypted or already recording, 400 no
@@ -48,7 +52,11 @@ extension SessionHub {
         archives[archive.id] = archive
         archiveOrder.append(archive.id)
         session.activeArchiveId = archive.id
-        if archive.outputMode == "individual" { beginIndividualRecording(archive, in: session) }
+        if archive.outputMode == "individual" {
+            beginIndividualRecording(archive, in: session)
+        } else {
+            beginComposedRecording(archive, layout: request.layout, in: session)
+        }
         broadcast(.archiveStarted(WireArchive(id: archive.id, name: archive.name ?? "")), in: session)
         log.log(.info, "archive.started", session: session.id, ["archive": archive.id])
         return archive
@@ -62,6 +70,7 @@ extension SessionHub {
         archives[archiveId] = archive
         if session.activeArchiveId == archiveId { session.activeArchiveId = nil }
         finishIndividualRecording(archiveId)
+        finishComposedRecording(archiveId)
         broadcast(.archiveStopped(archiveId: archiveId), in: session)
         log.log(.info, "archive.stopped", session: session.id, ["archive": archiveId])
     }

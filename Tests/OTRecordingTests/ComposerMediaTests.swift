@@ -1,0 +1,147 @@
+import Foundation
+import OTMedia
+import OTRecording
+import OTTestSupport
+import Testing
+
+/// The composer end to end on real media: four synthetic publishers (VP8 test pattern with
+/// stamped frame numbers, Opus tones at four frequencies) fed as RTP in real time into an
+/// `ArchiveComposer`, the layout switched from bestFit to pip half-way; the MP4 read back
+/// with ffprobe/ffmpeg: H.264 at the canvas size, AAC 48 kHz, the duration the composer
+/// reports, each stream's stamp inside the rectangle the layout math gives, and all four
+/// tones in the mix.
+@Suite(.serialized) struct ComposerMediaTests {
+    static let tones = [500.0, 800.0, 1_300.0, 2_100.0]
+    static let controls = [650.0, 1_050.0, 1_700.0, 2_600.0]
+
+    /// Feeds `publishers` into `inputs` in real time for `seconds`, calling `at(t)` once per
+    /// 10 ms step with the elapsed media time.
+    static func feed(_ publishers: [SyntheticAVPublisher], into inputs: [ComposerStreamInput], seconds: Double,
+                     step: (Double) -> Void = { _ in }) throws -> Int {
+        let start = MonotonicClock.nanoseconds()
+        var framesSent = 0
+        while true {
+            let now = MonotonicClock.nanoseconds()
+            let elapsed = now - start
+            if Double(elapsed) / 1e9 >= seconds { break }
+            step(Double(elapsed) / 1e9)
+            for (publisher, input) in zip(publishers, inputs) {
+                while publisher.videoTime(publisher.frameNumber) <= elapsed {
+                    try publisher.nextVideoFrame(forceKeyframe: input.needsKeyframe) { input.enqueue(.video, rtp: $0, arrivalNanoseconds: now) }
+                    framesSent += 1
+                }
+                while publisher.audioTime(publisher.audioIndex) <= elapsed {
+                    try publisher.nextAudioFrame { input.enqueue(.audio, rtp: $0, arrivalNanoseconds: now) }
+                }
+            }
+            usleep(5_000)
+        }
+        return framesSent
+    }
+
+    @Test func fourStreamsBestFitThenPip() throws {
+        let scratch = try scratchDirectory("composer")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let canvas = CanvasResolution(width: 640, height: 480)
+        var configuration = ComposerConfiguration(path: scratch + "/composed.mp4")
+        configuration.canvas = canvas
+        configuration.videoBitrate = 2_000_000
+        let composer = ArchiveComposer(configuration: configuration)
+        #expect(composer.state == .recording)
+        var publishers: [SyntheticAVPublisher] = []
+        var inputs: [ComposerStreamInput] = []
+        for index in 0..<4 {
+            let publisher = try SyntheticAVPublisher(width: 320, height: 240, bitrateKbps: 600)
+            publisher.stampOffset = UInt32(index) * 100_000
+            publisher.toneHz = Self.tones[index]
+            publishers.append(publisher)
+            inputs.append(composer.addStream("stream-\(index)"))
+        }
+        var switched = false
+        let framesSent = try Self.feed(publishers, into: inputs, seconds: 4) { elapsed in
+            if elapsed >= 2, !switched {
+                composer.setLayout(CompositionLayout(.pip))
+                switched = true
+            }
+        }
+        let summary = composer.finish()
+        print("composer: \(summary.durationMilliseconds) ms, \(summary.size) bytes, \(summary.statistics), frames sent \(framesSent)")
+        #expect(summary.state == .finished)
+        #expect(summary.statistics.layoutChanges == 1)
+        #expect(summary.statistics.streamFramesDecoded >= framesSent * 9 / 10)
+        #expect(summary.statistics.framesComposed > 0)
+
+        let probe = try ComposedMediaProbe.summary(configuration.path)
+        print("ffprobe: \(probe)")
+        #expect(probe.videoCodec == "h264" && probe.width == 640 && probe.height == 480)
+        #expect(probe.audioCodec == "aac" && probe.sampleRate == 48_000)
+        let duration = try #require(probe.duration)
+        #expect(abs(duration - Double(summary.durationMilliseconds) / 1000) <= 0.15, "ffprobe \(duration) s")
+
+        // bestFit at 1.5 s: each stream in its grid cell.
+        let plain = Array(repeating: LayoutStream(), count: 4)
+        let grid = LayoutMath.cells(for: plain, layout: .standard, canvas: canvas)
+        let early = try #require(try ComposedMediaProbe.grayFrame(configuration.path, at: 1.5, width: 640, height: 480, scratch: scratch))
+        for index in 0..<4 {
+            let rect = grid[index].fitting(sourceWidth: 320, sourceHeight: 240)
+            let stamp = ComposedMediaProbe.stamp(in: early, canvasWidth: 640, x: rect.x, y: rect.y, width: rect.width, height: rect.height,
+                                                 sourceWidth: 320, sourceHeight: 240)
+            #expect(stamp.map { $0 / 100_000 } == UInt32(index), "bestFit stream \(index) at \(rect): \(String(describing: stamp))")
+        }
+        // pip at 3.5 s: stream 0 fills the canvas, the others in the corner cells.
+        let pip = LayoutMath.cells(for: plain, layout: CompositionLayout(.pip), canvas: canvas)
+        let late = try #require(try ComposedMediaProbe.grayFrame(configuration.path, at: 3.5, width: 640, height: 480, scratch: scratch))
+        for index in 0..<4 {
+            let rect = pip[index].fitting(sourceWidth: 320, sourceHeight: 240)
+            let stamp = ComposedMediaProbe.stamp(in: late, canvasWidth: 640, x: rect.x, y: rect.y, width: rect.width, height: rect.height,
+                                                 sourceWidth: 320, sourceHeight: 240)
+            #expect(stamp.map { $0 / 100_000 } == UInt32(index), "pip stream \(index) at \(rect): \(String(describing: stamp))")
+        }
+
+        // The mix holds all four tones (1 s to 3.5 s), well above frequencies nobody sent.
+        let samples = try ComposedMediaProbe.audio(configuration.path, scratch: scratch)
+        #expect(samples.count >= 48_000 * 3)
+        let window = samples[48_000..<min(samples.count, 168_000)]
+        let noise = Self.controls.map { ComposedMediaProbe.toneAmplitude(window, frequency: $0) }.max() ?? 0
+        for tone in Self.tones {
+            let amplitude = ComposedMediaProbe.toneAmplitude(window, frequency: tone)
+            print("tone \(tone) Hz: amplitude \(amplitude) (loudest control \(noise))")
+            #expect(amplitude > 1_000 && amplitude > 10 * noise, "\(tone) Hz")
+        }
+    }
+
+    @Test func audioOnlyStreamsGetThePlaceholderAndAnUnwritableFileFails() throws {
+        let scratch = try scratchDirectory("composer-placeholder")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        var configuration = ComposerConfiguration(path: scratch + "/placeholder.mp4")
+        configuration.canvas = CanvasResolution(width: 640, height: 480)
+        let composer = ArchiveComposer(configuration: configuration)
+        let publisher = try SyntheticAVPublisher(width: 320, height: 240)
+        publisher.toneHz = 800
+        let input = composer.addStream("audio-only")
+        let start = MonotonicClock.nanoseconds()
+        while MonotonicClock.nanoseconds() - start < 1_500_000_000 {
+            let elapsed = MonotonicClock.nanoseconds() - start
+            while publisher.audioTime(publisher.audioIndex) <= elapsed {
+                try publisher.nextAudioFrame { input.enqueue(.audio, rtp: $0) }
+            }
+            usleep(5_000)
+        }
+        let summary = composer.finish()
+        #expect(summary.state == .finished)
+        let frame = try #require(try ComposedMediaProbe.grayFrame(configuration.path, at: 1.0, width: 640, height: 480, scratch: scratch))
+        // The one stream's cell is the whole canvas, painted with the placeholder's luma (56).
+        let centre = Int(frame[240 * 640 + 320])
+        #expect(abs(centre - Int(configuration.placeholderYUV.0)) <= 6, "luma \(centre)")
+        let samples = try ComposedMediaProbe.audio(configuration.path, scratch: scratch)
+        #expect(ComposedMediaProbe.toneAmplitude(samples[24_000..<min(samples.count, 60_000)], frequency: 800) > 1_000)
+
+        let refused = ArchiveComposer(configuration: ComposerConfiguration(path: scratch + "/missing/dir/x.mp4"))
+        guard case .failed(let reason) = refused.state else {
+            Issue.record("an unwritable path did not fail: \(refused.state)")
+            return
+        }
+        #expect(reason.contains("missing/dir"))
+        #expect(refused.finish().size == 0)
+    }
+}
