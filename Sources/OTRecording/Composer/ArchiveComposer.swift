@@ -14,7 +14,7 @@ import Synchronization
 /// latest picture (held until the next; a placeholder before the first or for an
 /// audio-only stream) into its layout rectangle with its aspect kept, encodes the canvas
 /// as frame n (time n/frameRate), and mixes 48,000/frameRate samples of every stream's
-/// audio (each stream prebuffers 40 ms and is capped at 200 ms of backlog). When the
+/// audio (each stream's audio placed by its RTP timestamps, 60 ms after its arrival). When the
 /// thread is more than two frames behind real time it skips the video frame (counted as
 /// `framesSkipped`) but still writes the audio, so the file's clock never stretches.
 /// A file that cannot be created or written puts the composer in `.failed(reason:)`;
@@ -95,15 +95,17 @@ public final class ArchiveComposer: Sendable {
     /// The counters as of the last frame. One lock.
     public var statistics: CompositionStatistics { loop.published.withLock { $0.statistics } }
 
-    /// Stops at the current instant (frames due until now are written), flushes the
-    /// encoders, closes the file and reports it. Idempotent. Blocks until the thread ends
-    /// (the encoders' flush: typically well under a second).
+    /// Stops at `stopNanoseconds` (`MonotonicClock`; nil: now): frames due before it are
+    /// written (a composer running late catches up), none after; then flushes the encoders,
+    /// closes the file and reports it. Idempotent. Blocks until the thread ends (the
+    /// catch-up and the encoders' flush).
     @discardableResult
-    public func finish() -> CompositionSummary {
+    public func finish(at stopNanoseconds: UInt64? = nil) -> CompositionSummary {
         result.withLock { stored in
             if let stored { return stored }
             let inputs = shared.change { control -> [ComposerStreamInput] in
                 control.stopping = true
+                control.stopAt = stopNanoseconds
                 return control.streams
             }
             if let handle = thread.withLock({ value -> pthread_t? in defer { value = nil }; return value }) {

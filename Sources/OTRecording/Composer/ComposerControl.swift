@@ -2,11 +2,13 @@ import Synchronization
 
 /// What the control plane changes while a composer runs, read by its thread when
 /// `ArchiveComposer`'s generation moves: the streams in publish order, the layout, and
-/// whether to stop. Cost: a plain value.
+/// whether (and at what instant) to stop. Cost: a plain value.
 struct ComposerControl {
     var streams: [ComposerStreamInput] = []
     var layout: CompositionLayout
     var stopping = false
+    /// When stopping: the instant (`MonotonicClock`) the recording ends; nil: now.
+    var stopAt: UInt64?
 }
 
 /// The control state an `ArchiveComposer` and its thread share: the control value under a

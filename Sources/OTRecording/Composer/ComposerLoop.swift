@@ -23,11 +23,16 @@ final class ComposerLoop: @unchecked Sendable {
     private var order: [Int] = []
     private var generationSeen = -1
     private var stopping = false
+    /// The instant the archive stopped: frames due before it are still written, none after.
+    private var stopAt: UInt64?
     private var statistics = CompositionStatistics()
     private let samplesPerTick: Int
     private let mix: UnsafeMutablePointer<Int32>
     private let pcm: UnsafeMutablePointer<Int16>
     private var ticks: Int64 = 0
+    private var origin: UInt64 = 0
+    /// Each stream's audio plays this long after it arrives (jitter and packetization room).
+    static let audioDelaySamples: Int64 = 60 * 48
 
     init(configuration: ComposerConfiguration, shared: ComposerShared) {
         self.configuration = configuration
@@ -58,15 +63,16 @@ final class ComposerLoop: @unchecked Sendable {
 
     /// The thread body: ticks until told to stop, then closes the file.
     func run() {
-        let origin = MonotonicClock.nanoseconds()
+        origin = MonotonicClock.nanoseconds()
         let frameRate = UInt64(max(1, configuration.frameRate))
         while true {
             refreshControl()
             let now = MonotonicClock.nanoseconds()
             for decoder in decoders { decoder.drain(now: now) }
             let due = origin + UInt64(ticks) * 1_000_000_000 / frameRate
+            if let stopAt, due >= stopAt { break }
             if now < due {
-                if stopping { break }
+                if stopping, stopAt == nil { break }
                 usleep(UInt32(min(4_000, (due - now) / 1_000)))
                 continue
             }
@@ -87,6 +93,7 @@ final class ComposerLoop: @unchecked Sendable {
             generationSeen = latest
             let control = shared.control.withLock { $0 }
             stopping = control.stopping
+            stopAt = control.stopAt
             var next: [ComposerStreamDecoder] = []
             for input in control.streams {
                 if let existing = decoders.first(where: { $0.input === input }) {
@@ -94,7 +101,8 @@ final class ComposerLoop: @unchecked Sendable {
                 } else {
                     next.append(ComposerStreamDecoder(input: input, wantsVideo: configuration.hasVideo, wantsAudio: configuration.hasAudio,
                                                       reorderDepth: configuration.reorderDepth,
-                                                      reorderTimeoutNanoseconds: configuration.reorderTimeoutNanoseconds))
+                                                      reorderTimeoutNanoseconds: configuration.reorderTimeoutNanoseconds,
+                                                      originNanoseconds: origin, audioDelaySamples: Self.audioDelaySamples))
                     statistics.streamsAdded += 1
                 }
             }
@@ -137,7 +145,8 @@ final class ComposerLoop: @unchecked Sendable {
             }
             if writer.hasAudio {
                 mix.update(repeating: 0, count: samplesPerTick)
-                for decoder in decoders { decoder.audio.mix(into: mix, count: samplesPerTick) }
+                let position = ticks * Int64(samplesPerTick)
+                for decoder in decoders { decoder.audio.mix(into: mix, count: samplesPerTick, at: position) }
                 for index in 0..<samplesPerTick { pcm[index] = Int16(clamping: mix[index]) }
                 try writer.writeAudio(pcm, count: samplesPerTick)
                 statistics.audioSamples += samplesPerTick

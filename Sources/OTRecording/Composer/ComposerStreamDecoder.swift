@@ -3,8 +3,8 @@ import OTMedia
 /// The composer thread's side of one stream: drains its `ComposerStreamInput` ring, puts
 /// each track through a small reorder window, reassembles and decodes VP8 (libvpx, via
 /// `VP8Decoder`) keeping the latest picture, and decodes Opus (`OpusDecoder`, mono 48 kHz)
-/// into an `AudioFIFO` for the mixer; lost audio is concealed (Opus PLC) for gaps up to
-/// half a second.
+/// onto the composer's timeline (`AudioPlayoutRing`: anchored on arrival plus a playout
+/// delay, then by RTP timestamp) for the mixer; a lost packet is a gap of silence.
 ///
 /// Video rules: decoding starts at a keyframe; after a lost or incomplete frame, or a
 /// frame libvpx rejects, delta frames are skipped until the next keyframe and the input's
@@ -24,11 +24,12 @@ final class ComposerStreamDecoder {
     private var videoDecoder: VP8Decoder?
     private var audioDecoder: OpusDecoder?
     private var waitingForKeyframe = true
-    private var nextAudioTimestamp: UInt32?
+    /// The composer's start (`MonotonicClock`), origin of the audio positions.
+    private let originNanoseconds: UInt64
     /// The latest decoded picture (held until the next one).
     private(set) var picture: VideoFrame?
-    /// Decoded audio waiting for the mixer.
-    let audio = AudioFIFO()
+    /// Decoded audio placed for the mixer.
+    let audio: AudioPlayoutRing
     /// What the layout knows of the stream, refreshed when its classes change.
     private(set) var layoutStream: LayoutStream
     private var classGenerationSeen: Int
@@ -37,8 +38,11 @@ final class ComposerStreamDecoder {
     private(set) var framesDiscarded = 0
     private(set) var audioPacketsDecoded = 0
 
-    init(input: ComposerStreamInput, wantsVideo: Bool, wantsAudio: Bool, reorderDepth: Int, reorderTimeoutNanoseconds: UInt64) {
+    init(input: ComposerStreamInput, wantsVideo: Bool, wantsAudio: Bool, reorderDepth: Int, reorderTimeoutNanoseconds: UInt64,
+         originNanoseconds: UInt64, audioDelaySamples: Int64) {
         self.input = input
+        self.originNanoseconds = originNanoseconds
+        audio = AudioPlayoutRing(delaySamples: audioDelaySamples)
         self.wantsVideo = wantsVideo
         self.wantsAudio = wantsAudio
         videoReorder = PacketReorderBuffer(slotSize: input.queue.slotSize, depth: reorderDepth, timeoutNanoseconds: reorderTimeoutNanoseconds)
@@ -63,13 +67,13 @@ final class ComposerStreamDecoder {
     func drain(now: UInt64) {
         while input.queue.pop(timeoutNanoseconds: 0, { entry, bytes in handle(entry, bytes) }) {}
         videoReorder.expire(now: now) { bytes, _ in processVideo(bytes) }
-        audioReorder.expire(now: now) { bytes, _ in processAudio(bytes) }
+        audioReorder.expire(now: now) { bytes, arrival in processAudio(bytes, arrival: arrival) }
     }
 
     /// Handles what is left in the windows (at the end).
     func flush() {
         videoReorder.drain { bytes, _ in processVideo(bytes) }
-        audioReorder.drain { bytes, _ in processAudio(bytes) }
+        audioReorder.drain { bytes, arrival in processAudio(bytes, arrival: arrival) }
     }
 
     private func handle(_ entry: RecordingPacketQueue.Entry, _ bytes: UnsafeRawBufferPointer) {
@@ -79,7 +83,7 @@ final class ComposerStreamDecoder {
             videoReorder.insert(bytes, sequence: packet.sequenceNumber, arrival: entry.arrival) { bytes, _ in processVideo(bytes) }
         } else {
             guard wantsAudio else { return }
-            audioReorder.insert(bytes, sequence: packet.sequenceNumber, arrival: entry.arrival) { bytes, _ in processAudio(bytes) }
+            audioReorder.insert(bytes, sequence: packet.sequenceNumber, arrival: entry.arrival) { bytes, arrival in processAudio(bytes, arrival: arrival) }
         }
     }
 
@@ -124,30 +128,12 @@ final class ComposerStreamDecoder {
         input.keyframeNeeded.store(true, ordering: .releasing)
     }
 
-    private func processAudio(_ bytes: UnsafeRawBufferPointer) {
+    private func processAudio(_ bytes: UnsafeRawBufferPointer, arrival: UInt64) {
         guard let packet = try? RTPPacket(parsing: bytes), let audioDecoder, packet.payload.count > 0 else { return }
-        if let expected = nextAudioTimestamp {
-            let gap = Int32(bitPattern: packet.timestamp &- expected)
-            if gap < 0 { return }  // late duplicate of what was already played or concealed
-            if gap > 0, gap <= 24_000 { conceal(Int(gap), with: audioDecoder) }
-        }
+        let arrivalPosition = Int64(arrival > originNanoseconds ? (arrival - originNanoseconds) * 48 / 1_000_000 : 0)
+        let position = audio.position(timestamp: packet.timestamp, arrivalPosition: arrivalPosition)
         guard let frame = try? audioDecoder.decode(packet.payload) else { return }
-        audio.write(frame.samples, count: frame.samplesPerChannel)
+        audio.write(frame.samples, count: frame.samplesPerChannel, at: position)
         audioPacketsDecoded += 1
-        nextAudioTimestamp = packet.timestamp &+ UInt32(frame.samplesPerChannel)
-    }
-
-    /// Fills `samples` of lost audio with Opus PLC (silence if libopus refuses).
-    private func conceal(_ samples: Int, with decoder: OpusDecoder) {
-        var remaining = samples
-        var rounds = 0
-        while remaining > 0, rounds < 30 {
-            rounds += 1
-            guard let frame = try? decoder.concealLoss(recoveringFrom: nil), frame.samplesPerChannel > 0 else { break }
-            let used = min(remaining, frame.samplesPerChannel)
-            audio.write(frame.samples, count: used)
-            remaining -= used
-        }
-        if remaining > 0 { audio.writeSilence(count: remaining) }
     }
 }

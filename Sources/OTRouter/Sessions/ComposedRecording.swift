@@ -108,8 +108,9 @@ final class ComposedRecording: Sendable {
         state.withLock { $0.composer?.setLayoutClasses(streamId: streamId, layoutStream) }
     }
 
-    /// Detaches every stream, finishes the composer and reports the file. Idempotent in effect.
-    func finishAll(media: any MediaForwarding) -> Outcome {
+    /// Detaches every stream, finishes the composer at `stopNanoseconds` (the instant the
+    /// archive stopped, `MonotonicClock`) and reports the file. Idempotent in effect.
+    func finishAll(media: any MediaForwarding, stopNanoseconds: UInt64) -> Outcome {
         state.withLock { state in
             state.stopped = true
             for streamId in state.active.sorted() { _ = media.setRecorder(streamId: streamId, nil) }
@@ -119,7 +120,7 @@ final class ComposedRecording: Sendable {
                 outcome.failure = state.failure ?? "the composer did not start"
                 return outcome
             }
-            let summary = composer.finish()
+            let summary = composer.finish(at: stopNanoseconds)
             outcome.durationSeconds = Int((Double(summary.durationMilliseconds) / 1000).rounded())
             if case .failed(let reason) = summary.state {
                 outcome.failure = state.failure ?? "composing the archive failed: \(reason)"

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OTMedia
 import OTRecording
 
 /// Composed archives at work: one `ComposedRecording` (an `ArchiveComposer` writing an MP4)
@@ -44,7 +45,10 @@ extension SessionHub {
     func finishComposedRecording(_ archiveId: String) {
         guard let recording = composedRecordings.removeValue(forKey: archiveId) else { return }
         let media = media
-        afterUnlock { [self] in DispatchQueue.global(qos: .utility).async { [self] in composedFinished(archiveId, recording, media) } }
+        let stop = MonotonicClock.nanoseconds()  // the file ends here, however late the background work runs
+        afterUnlock { [self] in
+            DispatchQueue.global(qos: .utility).async { [self] in composedFinished(archiveId, recording, media, stop) }
+        }
     }
 
     /// `PUT /archive/{id}/layout`: 404 unknown, 400 not composed, 409 not recording.
@@ -86,8 +90,9 @@ extension SessionHub {
     }
 
     /// The background half of `finishComposedRecording`.
-    private func composedFinished(_ archiveId: String, _ recording: ComposedRecording, _ media: any MediaForwarding) {
-        let outcome = recording.finishAll(media: media)
+    private func composedFinished(_ archiveId: String, _ recording: ComposedRecording, _ media: any MediaForwarding,
+                                  _ stop: UInt64) {
+        let outcome = recording.finishAll(media: media, stopNanoseconds: stop)
         perform {
             guard var archive = archives[archiveId] else {
                 afterUnlock { try? FileManager.default.removeItem(atPath: recording.filePath) }  // deleted meanwhile
