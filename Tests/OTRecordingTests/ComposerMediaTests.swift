@@ -16,16 +16,18 @@ import Testing
 
     /// Feeds `publishers` into `inputs` in real time for `seconds`, calling `at(t)` once per
     /// 10 ms step with the elapsed media time.
+    /// `origins`: each publisher's media time 0 on the monotonic clock (default: now).
     static func feed(_ publishers: [SyntheticAVPublisher], into inputs: [ComposerStreamInput], seconds: Double,
-                     step: (Double) -> Void = { _ in }) throws -> Int {
+                     origins: [UInt64]? = nil, step: (Double) -> Void = { _ in }) throws -> Int {
         let start = MonotonicClock.nanoseconds()
+        let origins = origins ?? Array(repeating: start, count: publishers.count)
         var framesSent = 0
         while true {
             let now = MonotonicClock.nanoseconds()
-            let elapsed = now - start
-            if Double(elapsed) / 1e9 >= seconds { break }
-            step(Double(elapsed) / 1e9)
-            for (publisher, input) in zip(publishers, inputs) {
+            if Double(now - start) / 1e9 >= seconds { break }
+            step(Double(now - start) / 1e9)
+            for ((publisher, input), origin) in zip(zip(publishers, inputs), origins) {
+                let elapsed = now - min(now, origin)
                 while publisher.videoTime(publisher.frameNumber) <= elapsed {
                     try publisher.nextVideoFrame(forceKeyframe: input.needsKeyframe) { input.enqueue(.video, rtp: $0, arrivalNanoseconds: now) }
                     framesSent += 1
@@ -58,10 +60,15 @@ import Testing
             inputs.append(composer.addStream("stream-\(index)"))
         }
         var switched = false
+        let snapshot = scratch + "/cut.mp4"
+        var copied = false
         let framesSent = try Self.feed(publishers, into: inputs, seconds: 4) { elapsed in
             if elapsed >= 2, !switched {
                 composer.setLayout(CompositionLayout(.pip))
                 switched = true
+            }
+            if elapsed >= 3, !copied {  // the file as a crash would leave it: no trailer
+                copied = (try? FileManager.default.copyItem(atPath: configuration.path, toPath: snapshot)) != nil
             }
         }
         let summary = composer.finish()
@@ -77,6 +84,12 @@ import Testing
         #expect(probe.audioCodec == "aac" && probe.sampleRate == 48_000)
         let duration = try #require(probe.duration)
         #expect(abs(duration - Double(summary.durationMilliseconds) / 1000) <= 0.15, "ffprobe \(duration) s")
+
+        // Written incrementally: the copy taken at 3 s (no trailer) plays up to its last fragment.
+        #expect(copied)
+        let cut = try ComposedMediaProbe.summary(snapshot)
+        print("cut at 3 s: \(cut)")
+        #expect(cut.videoCodec == "h264" && cut.audioCodec == "aac" && (cut.duration ?? 0) >= 1.5, "\(cut)")
 
         // bestFit at 1.5 s: each stream in its grid cell.
         let plain = Array(repeating: LayoutStream(), count: 4)
@@ -107,6 +120,44 @@ import Testing
             let amplitude = ComposedMediaProbe.toneAmplitude(window, frequency: tone)
             print("tone \(tone) Hz: amplitude \(amplitude) (loudest control \(noise))")
             #expect(amplitude > 1_000 && amplitude > 10 * noise, "\(tone) Hz")
+        }
+    }
+
+    /// A stream leaving and another joining mid-archive: the grid follows the streams present.
+    @Test func streamsJoinAndLeaveWhileRecording() throws {
+        let scratch = try scratchDirectory("composer-join")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let canvas = CanvasResolution(width: 640, height: 480)
+        var configuration = ComposerConfiguration(path: scratch + "/join.mp4")
+        configuration.canvas = canvas
+        configuration.videoBitrate = 2_000_000
+        let composer = ArchiveComposer(configuration: configuration)
+        var publishers: [SyntheticAVPublisher] = []
+        for index in 0..<3 {
+            let publisher = try SyntheticAVPublisher(width: 320, height: 240, bitrateKbps: 600)
+            publisher.stampOffset = UInt32(index) * 100_000
+            publisher.toneHz = Self.tones[index]
+            publishers.append(publisher)
+        }
+        let first = composer.addStream("a"), second = composer.addStream("b")
+        let origin = MonotonicClock.nanoseconds()
+        _ = try Self.feed([publishers[0], publishers[1]], into: [first, second], seconds: 1.5, origins: [origin, origin])
+        composer.removeStream("b")
+        #expect(!second.enqueue(.video, rtp: UnsafeRawBufferPointer(start: nil, count: 0)), "a removed input takes nothing")
+        let third = composer.addStream("c")
+        let joined = MonotonicClock.nanoseconds()
+        _ = try Self.feed([publishers[0], publishers[2]], into: [first, third], seconds: 1.5, origins: [origin, joined])
+        let summary = composer.finish()
+        #expect(summary.state == .finished && summary.statistics.streamsAdded == 3, "\(summary.statistics)")
+        let cells = LayoutMath.cells(for: [LayoutStream(), LayoutStream()], layout: .standard, canvas: canvas)
+        for (time, expected) in [(1.0, [UInt32(0), 1]), (2.7, [UInt32(0), 2])] {
+            let frame = try #require(try ComposedMediaProbe.grayFrame(configuration.path, at: time, width: 640, height: 480, scratch: scratch))
+            for (slot, stream) in expected.enumerated() {
+                let rect = cells[slot].fitting(sourceWidth: 320, sourceHeight: 240)
+                let stamp = ComposedMediaProbe.stamp(in: frame, canvasWidth: 640, x: rect.x, y: rect.y, width: rect.width,
+                                                     height: rect.height, sourceWidth: 320, sourceHeight: 240)
+                #expect(stamp.map { $0 / 100_000 } == stream, "at \(time) s cell \(slot): \(String(describing: stamp))")
+            }
         }
     }
 
