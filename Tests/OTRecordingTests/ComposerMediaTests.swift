@@ -14,31 +14,48 @@ import Testing
     static let tones = [500.0, 800.0, 1_300.0, 2_100.0]
     static let controls = [650.0, 1_050.0, 1_700.0, 2_600.0]
 
-    /// Feeds `publishers` into `inputs` in real time for `seconds`, calling `at(t)` once per
-    /// 10 ms step with the elapsed media time.
-    /// `origins`: each publisher's media time 0 on the monotonic clock (default: now).
-    static func feed(_ publishers: [SyntheticAVPublisher], into inputs: [ComposerStreamInput], seconds: Double,
-                     origins: [UInt64]? = nil, step: (Double) -> Void = { _ in }) throws -> Int {
+    /// One stream's RTP, encoded ahead of time so the real-time feed only copies packets
+    /// (encoding four streams in the feeding loop of a loaded 2-core machine made it late).
+    struct EncodedStream {
+        var packets: [(time: UInt64, track: RecordingTrack, bytes: [UInt8])] = []
+        var videoFrames = 0
+    }
+
+    /// `seconds` of `publisher`'s media as packets stamped with their media time.
+    static func encode(_ publisher: SyntheticAVPublisher, seconds: Double) throws -> EncodedStream {
+        var stream = EncodedStream()
+        let end = UInt64(seconds * 1e9)
+        while publisher.videoTime(publisher.frameNumber) < end || publisher.audioTime(publisher.audioIndex) < end {
+            let video = publisher.videoTime(publisher.frameNumber), audio = publisher.audioTime(publisher.audioIndex)
+            if video <= audio, video < end {
+                try publisher.nextVideoFrame { stream.packets.append((video, .video, Array($0))) }
+                stream.videoFrames += 1
+            } else {
+                try publisher.nextAudioFrame { stream.packets.append((audio, .audio, Array($0))) }
+            }
+        }
+        return stream
+    }
+
+    /// Plays `streams` into their inputs in real time, each from its `origin` (monotonic
+    /// clock), until `seconds` after the call; `step` sees the elapsed seconds about every 2 ms.
+    static func play(_ streams: [(stream: EncodedStream, input: ComposerStreamInput, origin: UInt64)], seconds: Double,
+                     step: (Double) -> Void = { _ in }) {
         let start = MonotonicClock.nanoseconds()
-        let origins = origins ?? Array(repeating: start, count: publishers.count)
-        var framesSent = 0
+        var next = [Int](repeating: 0, count: streams.count)
         while true {
             let now = MonotonicClock.nanoseconds()
             if Double(now - start) / 1e9 >= seconds { break }
             step(Double(now - start) / 1e9)
-            for ((publisher, input), origin) in zip(zip(publishers, inputs), origins) {
-                let elapsed = now - min(now, origin)
-                while publisher.videoTime(publisher.frameNumber) <= elapsed {
-                    try publisher.nextVideoFrame(forceKeyframe: input.needsKeyframe) { input.enqueue(.video, rtp: $0, arrivalNanoseconds: now) }
-                    framesSent += 1
-                }
-                while publisher.audioTime(publisher.audioIndex) <= elapsed {
-                    try publisher.nextAudioFrame { input.enqueue(.audio, rtp: $0, arrivalNanoseconds: now) }
+            for (index, entry) in streams.enumerated() {
+                while next[index] < entry.stream.packets.count, entry.origin + entry.stream.packets[next[index]].time <= now {
+                    let packet = entry.stream.packets[next[index]]
+                    packet.bytes.withUnsafeBytes { _ = entry.input.enqueue(packet.track, rtp: $0, arrivalNanoseconds: now) }
+                    next[index] += 1
                 }
             }
-            usleep(5_000)
+            usleep(2_000)
         }
-        return framesSent
     }
 
     @Test func fourStreamsBestFitThenPip() throws {
@@ -48,21 +65,22 @@ import Testing
         var configuration = ComposerConfiguration(path: scratch + "/composed.mp4")
         configuration.canvas = canvas
         configuration.videoBitrate = 2_000_000
-        let composer = ArchiveComposer(configuration: configuration)
-        #expect(composer.state == .recording)
-        var publishers: [SyntheticAVPublisher] = []
-        var inputs: [ComposerStreamInput] = []
+        var encoded: [EncodedStream] = []
         for index in 0..<4 {
             let publisher = try SyntheticAVPublisher(width: 320, height: 240, bitrateKbps: 600)
-            publisher.stampOffset = UInt32(index) * 100_000
+            publisher.stampOffset = UInt32(index + 1) * 100_000  // none is 0: a flat picture reads as stamp 0
             publisher.toneHz = Self.tones[index]
-            publishers.append(publisher)
-            inputs.append(composer.addStream("stream-\(index)"))
+            encoded.append(try Self.encode(publisher, seconds: 4))
         }
+        let composer = ArchiveComposer(configuration: configuration)
+        #expect(composer.state == .recording)
+        let inputs = (0..<4).map { composer.addStream("stream-\($0)") }
+        let framesSent = encoded.map(\.videoFrames).reduce(0, +)
+        let origin = MonotonicClock.nanoseconds()
         var switched = false
         let snapshot = scratch + "/cut.mp4"
         var copied = false
-        let framesSent = try Self.feed(publishers, into: inputs, seconds: 4) { elapsed in
+        Self.play((0..<4).map { (encoded[$0], inputs[$0], origin) }, seconds: 4) { elapsed in
             if elapsed >= 2, !switched {
                 composer.setLayout(CompositionLayout(.pip))
                 switched = true
@@ -99,7 +117,7 @@ import Testing
             let rect = grid[index].fitting(sourceWidth: 320, sourceHeight: 240)
             let stamp = ComposedMediaProbe.stamp(in: early, canvasWidth: 640, x: rect.x, y: rect.y, width: rect.width, height: rect.height,
                                                  sourceWidth: 320, sourceHeight: 240)
-            #expect(stamp.map { $0 / 100_000 } == UInt32(index), "bestFit stream \(index) at \(rect): \(String(describing: stamp))")
+            #expect(stamp.map { $0 / 100_000 } == UInt32(index + 1), "bestFit stream \(index) at \(rect): \(String(describing: stamp))")
         }
         // pip at 3.5 s: stream 0 fills the canvas, the others in the corner cells.
         let pip = LayoutMath.cells(for: plain, layout: CompositionLayout(.pip), canvas: canvas)
@@ -108,7 +126,7 @@ import Testing
             let rect = pip[index].fitting(sourceWidth: 320, sourceHeight: 240)
             let stamp = ComposedMediaProbe.stamp(in: late, canvasWidth: 640, x: rect.x, y: rect.y, width: rect.width, height: rect.height,
                                                  sourceWidth: 320, sourceHeight: 240)
-            #expect(stamp.map { $0 / 100_000 } == UInt32(index), "pip stream \(index) at \(rect): \(String(describing: stamp))")
+            #expect(stamp.map { $0 / 100_000 } == UInt32(index + 1), "pip stream \(index) at \(rect): \(String(describing: stamp))")
         }
 
         // The mix holds all four tones (1 s to 3.5 s), well above frequencies nobody sent.
@@ -131,26 +149,26 @@ import Testing
         var configuration = ComposerConfiguration(path: scratch + "/join.mp4")
         configuration.canvas = canvas
         configuration.videoBitrate = 2_000_000
-        let composer = ArchiveComposer(configuration: configuration)
-        var publishers: [SyntheticAVPublisher] = []
+        var encoded: [EncodedStream] = []
         for index in 0..<3 {
             let publisher = try SyntheticAVPublisher(width: 320, height: 240, bitrateKbps: 600)
-            publisher.stampOffset = UInt32(index) * 100_000
+            publisher.stampOffset = UInt32(index + 1) * 100_000  // none is 0: a flat picture reads as stamp 0
             publisher.toneHz = Self.tones[index]
-            publishers.append(publisher)
+            encoded.append(try Self.encode(publisher, seconds: index == 0 ? 3 : 1.5))
         }
+        let composer = ArchiveComposer(configuration: configuration)
         let first = composer.addStream("a"), second = composer.addStream("b")
         let origin = MonotonicClock.nanoseconds()
-        _ = try Self.feed([publishers[0], publishers[1]], into: [first, second], seconds: 1.5, origins: [origin, origin])
+        Self.play([(encoded[0], first, origin), (encoded[1], second, origin)], seconds: 1.5)
         composer.removeStream("b")
         #expect(!second.enqueue(.video, rtp: UnsafeRawBufferPointer(start: nil, count: 0)), "a removed input takes nothing")
         let third = composer.addStream("c")
         let joined = MonotonicClock.nanoseconds()
-        _ = try Self.feed([publishers[0], publishers[2]], into: [first, third], seconds: 1.5, origins: [origin, joined])
+        Self.play([(encoded[0], first, origin), (encoded[2], third, joined)], seconds: 1.5)
         let summary = composer.finish()
         #expect(summary.state == .finished && summary.statistics.streamsAdded == 3, "\(summary.statistics)")
         let cells = LayoutMath.cells(for: [LayoutStream(), LayoutStream()], layout: .standard, canvas: canvas)
-        for (time, expected) in [(1.0, [UInt32(0), 1]), (2.7, [UInt32(0), 2])] {
+        for (time, expected) in [(1.0, [UInt32(1), 2]), (2.7, [UInt32(1), 3])] {
             let frame = try #require(try ComposedMediaProbe.grayFrame(configuration.path, at: time, width: 640, height: 480, scratch: scratch))
             for (slot, stream) in expected.enumerated() {
                 let rect = cells[slot].fitting(sourceWidth: 320, sourceHeight: 240)
@@ -161,23 +179,49 @@ import Testing
         }
     }
 
+    /// A/V alignment of one stream in the composed file: the beep at the start of each media
+    /// second (SyntheticAVPublisher's audio) against the first composed frame showing that
+    /// second's video frame (its stamp, read from the whole canvas). The issue asks < 80 ms.
+    @Test func audioAndVideoOfAStreamStayAligned() throws {
+        let scratch = try scratchDirectory("composer-sync")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        var configuration = ComposerConfiguration(path: scratch + "/sync.mp4")
+        configuration.canvas = CanvasResolution(width: 640, height: 480)
+        configuration.videoBitrate = 2_000_000
+        let publisher = try SyntheticAVPublisher(width: 320, height: 240, bitrateKbps: 600)
+        let encoded = try Self.encode(publisher, seconds: 4.5)
+        let composer = ArchiveComposer(configuration: configuration)
+        let input = composer.addStream("sync")
+        Self.play([(encoded, input, MonotonicClock.nanoseconds())], seconds: 4.5)
+        let summary = composer.finish()
+        #expect(summary.state == .finished)
+        // The stream fills the canvas (640x480 from 320x240): its stamp reads at the canvas size.
+        let numbers = try MediaProbe.frameNumbers(configuration.path, width: 640, height: 480, scratch: scratch)
+        let onsets = MediaProbe.onsets(try MediaProbe.audioSamples(configuration.path, scratch: scratch))
+        var offsets: [Double] = []
+        for second in 1...3 {
+            let target = UInt32(second * publisher.frameRate)
+            guard let shown = numbers.firstIndex(where: { ($0 ?? 0) >= target }),
+                  let onset = onsets.first(where: { abs($0 - Double(shown) / 30) < 0.5 }) else { continue }
+            offsets.append(onset - Double(shown) / 30)
+        }
+        print("A/V offsets (audio after video, s): \(offsets), \(numbers.compactMap { $0 }.count) stamped frames, onsets \(onsets)")
+        #expect(offsets.count == 3)
+        #expect(offsets.allSatisfy { abs($0) < 0.080 }, "\(offsets)")
+    }
+
     @Test func audioOnlyStreamsGetThePlaceholderAndAnUnwritableFileFails() throws {
         let scratch = try scratchDirectory("composer-placeholder")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         var configuration = ComposerConfiguration(path: scratch + "/placeholder.mp4")
         configuration.canvas = CanvasResolution(width: 640, height: 480)
-        let composer = ArchiveComposer(configuration: configuration)
         let publisher = try SyntheticAVPublisher(width: 320, height: 240)
         publisher.toneHz = 800
+        var audioOnly = try Self.encode(publisher, seconds: 1.5)
+        audioOnly.packets.removeAll { $0.track == .video }
+        let composer = ArchiveComposer(configuration: configuration)
         let input = composer.addStream("audio-only")
-        let start = MonotonicClock.nanoseconds()
-        while MonotonicClock.nanoseconds() - start < 1_500_000_000 {
-            let elapsed = MonotonicClock.nanoseconds() - start
-            while publisher.audioTime(publisher.audioIndex) <= elapsed {
-                try publisher.nextAudioFrame { input.enqueue(.audio, rtp: $0) }
-            }
-            usleep(5_000)
-        }
+        Self.play([(audioOnly, input, MonotonicClock.nanoseconds())], seconds: 1.5)
         let summary = composer.finish()
         #expect(summary.state == .finished)
         let frame = try #require(try ComposedMediaProbe.grayFrame(configuration.path, at: 1.0, width: 640, height: 480, scratch: scratch))

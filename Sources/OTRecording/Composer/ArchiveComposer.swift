@@ -14,7 +14,7 @@ import Synchronization
 /// latest picture (held until the next; a placeholder before the first or for an
 /// audio-only stream) into its layout rectangle with its aspect kept, encodes the canvas
 /// as frame n (time n/frameRate), and mixes 48,000/frameRate samples of every stream's
-/// audio (each stream's audio placed by its RTP timestamps, 60 ms after its arrival). When the
+/// audio (each stream's audio placed by its RTP timestamps, 40 ms after its arrival). When the
 /// thread is more than two frames behind real time it skips the video frame (counted as
 /// `framesSkipped`) but still writes the audio, so the file's clock never stretches.
 /// A file that cannot be created or written puts the composer in `.failed(reason:)`;

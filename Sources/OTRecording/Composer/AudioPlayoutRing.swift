@@ -22,7 +22,7 @@ final class AudioPlayoutRing {
     /// Times the stream was re-anchored.
     private(set) var reanchors = 0
 
-    init(capacity: Int = 96_000, delaySamples: Int64 = 2_880, reanchorSamples: Int64 = 9_600) {
+    init(capacity: Int = 96_000, delaySamples: Int64 = 1_920, reanchorSamples: Int64 = 9_600) {
         self.capacity = capacity
         self.delaySamples = delaySamples
         self.reanchorSamples = reanchorSamples

@@ -32,7 +32,7 @@ final class ComposerLoop: @unchecked Sendable {
     private var ticks: Int64 = 0
     private var origin: UInt64 = 0
     /// Each stream's audio plays this long after it arrives (jitter and packetization room).
-    static let audioDelaySamples: Int64 = 60 * 48
+    static let audioDelaySamples: Int64 = 40 * 48
 
     init(configuration: ComposerConfiguration, shared: ComposerShared) {
         self.configuration = configuration

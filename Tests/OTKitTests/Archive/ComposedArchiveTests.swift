@@ -22,7 +22,8 @@ extension RouterREST {
 }
 
 /// Composed archives recorded by the router: four real publishers (OTKit's pipeline, a
-/// 640x480 test pattern whose frame numbers start at 0, 100,000, 200,000 and 300,000, and
+/// 640x480 test pattern whose frame numbers start at 100,000, 200,000, 300,000 and 400,000
+/// (none at 0: a flat picture reads as stamp 0), and
 /// tones at four frequencies) through the SFU into a 1280x720 `bestFit` archive, the
 /// layout changed to `pip` half-way with `PUT …/layout`, the MP4 fetched from the signed
 /// `url` and checked by ffprobe/ffmpeg (decoders the project did not write).
@@ -73,7 +74,7 @@ struct ComposedArchiveTests {
                                                  token: try kit.token(sessionId, .publisher, data: "p\(index)"))
             publishers.append(publisher)
             streams.append(try publisher.publish(name: "p\(index)", frequency: Self.tones[index], width: 640, height: 480,
-                                                 bitrateKbps: 800, firstFrameNumber: UInt32(index) * 100_000, amplitude: 0.2))
+                                                 bitrateKbps: 800, firstFrameNumber: UInt32(index + 1) * 100_000, amplitude: 0.2))
         }
         Thread.sleep(forTimeInterval: 0.5)  // every stream flowing before the archive starts
 
@@ -121,7 +122,7 @@ struct ComposedArchiveTests {
                 let rect = cells[index].fitting(sourceWidth: 640, sourceHeight: 480)
                 let stamp = ComposedMediaProbe.stamp(in: frame, canvasWidth: 1280, x: rect.x, y: rect.y, width: rect.width,
                                                      height: rect.height, sourceWidth: 640, sourceHeight: 480)
-                #expect(stamp.map { $0 / 100_000 } == UInt32(index), "\(layout.kind) at \(time) s: stream \(index) in \(rect) reads \(String(describing: stamp))")
+                #expect(stamp.map { $0 / 100_000 } == UInt32(index + 1), "\(layout.kind) at \(time) s: stream \(index) in \(rect) reads \(String(describing: stamp))")
             }
         }
 
