@@ -33,8 +33,12 @@ public final class RouterService: WebServerHandler, Sendable {
 
     deinit { timer.cancel() }
 
-    /// Stops the timer (connections are left as they are; the web server closes the sockets).
-    public func stop() { timer.cancel() }
+    /// Stops the timer and ends the composers of running composed archives (their files
+    /// stay playable); connections are left as they are (the web server closes the sockets).
+    public func stop() {
+        timer.cancel()
+        hub.stopComposers()
+    }
 
     /// Mints a session, as `POST /session/create` does. `apiKey` must be configured.
     /// - Throws: ``RouterError`` for an unknown API key.

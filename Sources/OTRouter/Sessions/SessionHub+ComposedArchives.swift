@@ -84,6 +84,19 @@ extension SessionHub {
         }
     }
 
+    /// The router is stopping: every running composer ends now (its thread joined, its
+    /// file finished and playable), so no composer thread outlives the router. Takes the
+    /// lock briefly; the joins run outside it.
+    func stopComposers() {
+        let running = perform { () -> [ComposedRecording] in
+            defer { composedRecordings = [:] }
+            return Array(composedRecordings.values)
+        }
+        let media = media
+        let now = MonotonicClock.nanoseconds()
+        for recording in running { _ = recording.finishAll(media: media, stopNanoseconds: now) }
+    }
+
     /// What the layout math needs of a stream.
     static func layoutStream(_ stream: StreamRecord) -> LayoutStream {
         LayoutStream(layoutClassList: stream.layoutClassList, videoType: stream.wire.videoType)
