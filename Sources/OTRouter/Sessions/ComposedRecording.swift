@@ -20,6 +20,8 @@ final class ComposedRecording: Sendable {
         var size = 0
         var durationSeconds = 0
         var failure: String?
+        /// The composer's counters at the end (frames skipped behind real time, packets dropped…).
+        var statistics = CompositionStatistics()
     }
 
     private struct State {
@@ -121,6 +123,7 @@ final class ComposedRecording: Sendable {
                 return outcome
             }
             let summary = composer.finish(at: stopNanoseconds)
+            outcome.statistics = summary.statistics
             outcome.durationSeconds = Int((Double(summary.durationMilliseconds) / 1000).rounded())
             if case .failed(let reason) = summary.state {
                 outcome.failure = state.failure ?? "composing the archive failed: \(reason)"

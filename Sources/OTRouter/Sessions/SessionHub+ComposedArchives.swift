@@ -120,7 +120,15 @@ extension SessionHub {
                 archive.status = "available"
                 archive.size = outcome.size
                 archive.filePath = outcome.filePath
-                log.log(.info, "archive.available", session: archive.sessionId, ["archive": archiveId, "size": String(outcome.size)])
+                let statistics = outcome.statistics
+                log.log(.info, "archive.available", session: archive.sessionId,
+                        ["archive": archiveId, "size": String(outcome.size), "framesComposed": String(statistics.framesComposed),
+                         "framesSkipped": String(statistics.framesSkipped), "droppedPackets": String(statistics.droppedPackets)])
+                if statistics.framesSkipped > 0 || statistics.droppedPackets > 0 {
+                    log.log(.warning, "archive.behind", session: archive.sessionId,
+                            ["archive": archiveId, "framesSkipped": String(statistics.framesSkipped),
+                             "droppedPackets": String(statistics.droppedPackets)])
+                }
             }
             archives[archiveId] = archive
         }
