@@ -32,7 +32,7 @@ enum ComposedArchiveREST {
         case .failure(let error): return failure(error)
         case .success(let layout):
             if let error = hub.setArchiveLayout(apiKey: apiKey, archiveId: rest[0], layout) { return failure(error) }
-            return .json(200, "{}")
+            return HTTPResponse(status: 200)  // the Python SDK accepts only 200 here
         }
     }
 
@@ -55,7 +55,7 @@ enum ComposedArchiveREST {
             updates.append((id, classes))
         }
         if let error = hub.setStreamClassLists(apiKey: apiKey, sessionId: sessionId, updates) { return failure(error) }
-        return .noContent
+        return HTTPResponse(status: 200)  // the Python SDK accepts only 200 here
     }
 
     /// A `layout` object: `{type, stylesheet?, screenshareType?}`.
