@@ -56,7 +56,7 @@ let package = Package(
         // The router: REST, WebSocket signaling, the SFU.
         .target(name: "OTRouter", dependencies: ["OTMedia", "OTSignaling", "OTNet", "OTRecording", "COpenSSL", "CHiredis"]),
         // Recording: WebM writers and archive bundles; knows packets and frames, not sessions.
-        .target(name: "OTRecording", dependencies: ["OTMedia", "CAVFormat", "CZip"]),
+        .target(name: "OTRecording", dependencies: ["OTMedia", "CAVFormat", "CZip", "CYUV"]),
         // Tokens, session ids, project JWTs and (later) the wire messages; no OTMedia.
         .target(name: "OTSignaling", dependencies: ["COpenSSL"]),
 

@@ -37,10 +37,12 @@ public final class RouterService: WebServerHandler, Sendable {
 
     deinit { timer.cancel() }
 
-    /// Stops the timer (connections are left as they are; the web server closes the
-    /// sockets) and leaves the cluster (registration removed, claims released).
+    /// Stops the timer, ends the composers of running composed archives (their files stay
+    /// playable) and leaves the cluster (registration removed, claims released);
+    /// connections are left as they are (the web server closes the sockets).
     public func stop() {
         timer.cancel()
+        hub.stopComposers()
         cluster?.stop(deregister: true)
     }
 

@@ -26,6 +26,13 @@ public final class SyntheticAVPublisher {
     public private(set) var frameNumber: UInt32 = 0
     /// The index of the next 20 ms audio frame.
     public private(set) var audioIndex = 0
+    /// Added to each frame number stamped in the picture (tells several publishers apart).
+    public var stampOffset: UInt32 = 0
+    /// When set, the audio is a continuous tone of this frequency (amplitude `toneAmplitude`)
+    /// instead of the beeps.
+    public var toneHz: Double?
+    /// The tone's amplitude.
+    public var toneAmplitude = 4_000.0
 
     private let vp8: VP8Encoder
     private var packetizer: VP8Packetizer
@@ -61,7 +68,7 @@ public final class SyntheticAVPublisher {
     public func nextVideoFrame(forceKeyframe: Bool = false, _ emit: (UnsafeRawBufferPointer) -> Void) throws -> (keyframe: Bool, number: UInt32) {
         let number = frameNumber
         frameNumber += 1
-        TestPatternRenderer.render(number, into: picture)
+        TestPatternRenderer.render(number &+ stampOffset, into: picture)
         picture.timestampNanoseconds = videoTime(number)
         let timestamp = videoTimestampBase &+ UInt32(truncatingIfNeeded: videoTime(number) * 90_000 / 1_000_000_000)
         var keyframe = false
@@ -95,7 +102,11 @@ public final class SyntheticAVPublisher {
         for i in 0..<960 {
             let sample = first + i
             let inBeep = (sample / 48) % beepPeriodMilliseconds < beepMilliseconds && sample >= 48 * beepPeriodMilliseconds
-            audio.samples[i] = inBeep ? Int16(12_000 * sin(2 * Double.pi * 1000 * Double(sample) / 48_000)) : 0
+            if let toneHz {
+                audio.samples[i] = Int16(toneAmplitude * sin(2 * Double.pi * toneHz * Double(sample) / 48_000))
+            } else {
+                audio.samples[i] = inBeep ? Int16(12_000 * sin(2 * Double.pi * 1000 * Double(sample) / 48_000)) : 0
+            }
         }
         audio.samplesPerChannel = 960
         let length = try opusPacket.withUnsafeMutableBytes { try opus.encode(audio, into: $0) }

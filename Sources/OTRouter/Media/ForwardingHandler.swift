@@ -69,7 +69,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     var meter = LayerMeter()
     /// The archive recorder fed from this thread (`RecorderSlot`), and the slot's
     /// generation it was taken at.
-    var recorder: StreamRecorder?
+    var recorder: (any RecordingSink)?
     private var recorderSeen: UInt64 = 0
 
     init(group: ForwardingGroup, subscribers: [SubscriberLeg]) {

@@ -68,12 +68,12 @@ public protocol MediaForwarding: AnyObject, Sendable {
     /// Feeds `recorder` (nil: none) from `streamId`'s forwarding thread: its plaintext RTP
     /// and sender reports, a PLI while the recorder needs a keyframe. False if no such
     /// stream is forwarded. The caller finishes the recorder. Cost: a lookup and a short lock.
-    func setRecorder(streamId: String, _ recorder: StreamRecorder?) -> Bool
+    func setRecorder(streamId: String, _ recorder: (any RecordingSink)?) -> Bool
 }
 
 extension MediaForwarding {
     /// A media plane that cannot record: false (no stream takes a recorder).
-    public func setRecorder(streamId: String, _ recorder: StreamRecorder?) -> Bool { false }
+    public func setRecorder(streamId: String, _ recorder: (any RecordingSink)?) -> Bool { false }
 
     /// Media planes without an edge: SDES legs only; a `transport` is refused.
     public func addPublisher(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int,

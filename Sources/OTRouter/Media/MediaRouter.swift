@@ -236,7 +236,7 @@ public final class MediaRouter: MediaForwarding {
 
     /// Hands `recorder` to `streamId`'s forwarding thread (`RecorderSlot`). False if the
     /// stream is not forwarded here. Cost: the registry lock and the slot's lock.
-    public func setRecorder(streamId: String, _ recorder: StreamRecorder?) -> Bool {
+    public func setRecorder(streamId: String, _ recorder: (any RecordingSink)?) -> Bool {
         guard let group = registry.withLock({ $0.groups[streamId] }) else { return false }
         group.recording.set(recorder)
         group.requestKeyframe(encoding: max(0, group.publisher.encodingSSRCs.count - 1))

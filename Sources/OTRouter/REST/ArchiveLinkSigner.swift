@@ -2,6 +2,7 @@ import COpenSSL
 import Foundation
 
 /// Signed, expiring archive download links: `/archive-file/{archiveId}.zip?expires=E&signature=S`
+/// (`.mp4` for a composed archive)
 /// where `E` is the expiry in seconds since 1970 and `S` the hex HMAC-SHA256 of
 /// `"{archiveId}\n{E}"` under a key the router draws at start (so links die with the
 /// process, like the key). Cost: one HMAC per link made or checked.
@@ -16,9 +17,25 @@ final class ArchiveLinkSigner: Sendable {
         key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
-    /// The link's path and query for `archiveId`, valid until `expires` (seconds since 1970).
-    func path(archiveId: String, expires: Int64) -> String {
-        "/\(Self.prefix)/\(archiveId).zip?expires=\(expires)&signature=\(signature(archiveId: archiveId, expires: expires))"
+    /// What an archive's file is: an individual archive's ZIP or a composed archive's MP4.
+    enum FileKind {
+        case zip, mp4
+
+        /// The kind a link's file name ends with, nil for anything else.
+        init?(fileName: Substring) {
+            if fileName.hasSuffix(".zip") { self = .zip } else if fileName.hasSuffix(".mp4") { self = .mp4 } else { return nil }
+        }
+
+        /// `.zip` or `.mp4`.
+        var suffix: String { self == .zip ? ".zip" : ".mp4" }
+        /// The HTTP content type it is served with.
+        var contentType: String { self == .zip ? "application/zip" : "video/mp4" }
+    }
+
+    /// The link's path and query for `archiveId`'s file of `kind`, valid until `expires`
+    /// (seconds since 1970). The signature covers the id and expiry (one file per archive).
+    func path(archiveId: String, expires: Int64, kind: FileKind = .zip) -> String {
+        "/\(Self.prefix)/\(archiveId)\(kind.suffix)?expires=\(expires)&signature=\(signature(archiveId: archiveId, expires: expires))"
     }
 
     /// Whether `signature` is the one for `archiveId` and `expires`, and `expires` is not

@@ -149,6 +149,8 @@ struct RESTAPI {
 
     private func session(apiKey: String, method: String, sessionId: String, rest: [String], request: HTTPRequest) -> HTTPResponse {
         if method == "GET", match(["owner"], rest) != nil { return owner(apiKey: apiKey, sessionId: sessionId) }
+        if let response = ComposedArchiveREST.sessionRoute(hub: hub, apiKey: apiKey, method: method, sessionId: sessionId,
+                                                           rest: rest, request: request) { return response }
         if method == "POST", match(["signal"], rest) != nil {
             return signal(apiKey: apiKey, sessionId: sessionId, to: nil, body: request.body)
         }
@@ -205,6 +207,8 @@ struct RESTAPI {
     }
 
     private func archive(apiKey: String, method: String, rest: [String], request: HTTPRequest) -> HTTPResponse {
+        if let response = ComposedArchiveREST.archiveRoute(hub: hub, apiKey: apiKey, method: method, rest: rest,
+                                                           request: request) { return response }
         if method == "POST", rest.isEmpty {
             guard let body = RESTBodies.jsonObject(request.body) else { return failure(RESTError(400, "the body is not a JSON object")) }
             guard let sessionId = body["sessionId"] as? String, !sessionId.isEmpty else {
@@ -227,6 +231,7 @@ struct RESTAPI {
             }
             archiveRequest.resolution = body["resolution"] as? String
             if let refusal = Self.readArchiveOptions(body, into: &archiveRequest) { return failure(refusal) }
+            if let error = ComposedArchiveREST.read(body, into: &archiveRequest) { return failure(error) }  // layout, resolution
             switch hub.startArchive(apiKey: apiKey, archiveRequest) {
             case .success(let archive): return ok(archiveBody(archive, request))
             case .failure(let error): return failure(error)

@@ -16,10 +16,10 @@ enum RESTBodies {
 
     /// An archive. `createdAt` in milliseconds and `partnerId` are what the Python SDK needs;
     /// `url` (the signed download link) once the archive is `available`, else null; `size`
-    /// the ZIP's bytes; `reason` why it failed (or that composed archives are not recorded).
+    /// the file's bytes (ZIP or MP4); `reason` why it failed.
     static func archive(_ archive: ArchiveRecord, url: String? = nil) -> JSONValue {
         let duration = archive.durationSeconds.map(Int64.init) ?? archive.stoppedAt.map { ($0 - archive.createdAt) / 1000 } ?? 0
-        let reason = archive.reason ?? (archive.outputMode == "composed" ? ArchiveRecord.composedReason : "")
+        let reason = archive.reason ?? ""
         return .object([
             ("id", .string(archive.id)), ("status", .string(archive.status)), ("name", .optional(archive.name)),
             ("sessionId", .string(archive.sessionId)), ("projectId", projectId(archive.apiKey)),

@@ -1,9 +1,11 @@
 import Foundation
+import OTRecording
 import OTSignaling
 
 /// Archives: REST start/stop with events to every client. An individual archive records
 /// each stream (`SessionHub+IndividualArchives`) and goes started → stopped → available
-/// (or failed); a composed one is not recorded yet and goes started → stopped.
+/// (or failed); a composed one is composed into an MP4 (`SessionHub+ComposedArchives`) and
+/// goes the same way.
 extension SessionHub {
     /// What `POST /archive` asks for.
     struct ArchiveRequest {
@@ -18,6 +20,8 @@ extension SessionHub {
         var multiArchiveTag: String?
         /// Seconds after which it stops itself (60...36000, checked by the REST layer).
         var maxDurationSeconds = ArchiveRecord.defaultMaxDurationSeconds
+        /// Composed archives: the layout at the start (nil: bestFit).
+        var layout: CompositionLayout?
     }
 
     /// Starts an archive: 404 unknown session, 409 relayed, end-to-end encrypted or already recording
@@ -56,7 +60,11 @@ extension SessionHub {
         archives[archive.id] = record
         archiveOrder.append(archive.id)
         session.activeArchiveIds.append(archive.id)
-        if archive.outputMode == "individual" { beginIndividualRecording(archive, in: session) }
+        if archive.outputMode == "individual" {
+            beginIndividualRecording(archive, in: session)
+        } else {
+            beginComposedRecording(archive, layout: request.layout, in: session)
+        }
         broadcast(.archiveStarted(WireArchive(id: archive.id, name: archive.name ?? "")), in: session)
         log.log(.info, "archive.started", session: session.id, ["archive": archive.id])
         return record
@@ -72,6 +80,7 @@ extension SessionHub {
         archives[archiveId] = archive
         session.activeArchiveIds.removeAll { $0 == archiveId }
         finishIndividualRecording(archiveId)
+        finishComposedRecording(archiveId)
         broadcast(.archiveStopped(archiveId: archiveId), in: session)
         log.log(.info, "archive.stopped", session: session.id, ["archive": archiveId])
     }

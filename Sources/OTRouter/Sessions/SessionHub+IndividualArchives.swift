@@ -9,6 +9,7 @@ extension SessionHub {
     /// A stream was published in `session`: the individual archives in auto stream mode
     /// record it (manual ones wait for `PATCH …/streams`) (under the lock).
     func archiveStreamLanded(_ streamId: String, in session: SessionRecord) {
+        composedStreamLanded(streamId, in: session)
         guard !session.relayed, let stream = session.streams[streamId] else { return }
         let data = session.connections[stream.wire.connectionId]?.data
         let media = media
@@ -21,6 +22,7 @@ extension SessionHub {
     /// A stream left `session`: its files end, it leaves manual archives' selections, and
     /// archives with no stream left pause (under the lock).
     func archiveStreamLeft(_ streamId: String, in session: SessionRecord) {
+        composedStreamLeft(streamId, in: session)
         let media = media
         for archiveId in session.activeArchiveIds {
             archives[archiveId]?.selectedStreams.removeAll { $0.streamId == streamId }
@@ -86,27 +88,28 @@ extension SessionHub {
     func archiveLinkPath(_ archive: ArchiveRecord) -> String? {
         guard archive.status == "available", archive.filePath != nil else { return nil }
         let expires = Self.nowMilliseconds() / 1000 + Int64(configuration.archiveURLLifetimeSeconds)
-        return archiveLinks.path(archiveId: archive.id, expires: expires)
+        return archiveLinks.path(archiveId: archive.id, expires: expires, kind: archive.outputMode == "composed" ? .mp4 : .zip)
     }
 
-    /// `GET /archive-file/{id}.zip?expires=&signature=`: the ZIP when the link is right and
+    /// `GET /archive-file/{id}.zip|.mp4?expires=&signature=`: the ZIP (individual) or MP4 (composed) when the link is right and
     /// not expired, 403 otherwise (tampered, expired, missing), 404 once the archive is
     /// gone; nil for any other path. Cost: one HMAC, one lock, the file read into memory.
     func archiveFileResponse(to request: HTTPRequest) -> HTTPResponse? {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0] == ArchiveLinkSigner.prefix, parts[1].hasSuffix(".zip") else { return nil }
+        guard parts.count == 2, parts[0] == ArchiveLinkSigner.prefix,
+              let kind = ArchiveLinkSigner.FileKind(fileName: parts[1]) else { return nil }
         func refuse(_ status: Int, _ message: String) -> HTTPResponse {
             .json(status, RESTBodies.error(RESTError(status, message)).text)
         }
         guard request.method == "GET" else { return refuse(405, "archive files are fetched by GET") }
-        let archiveId = String(parts[1].dropLast(4))
+        let archiveId = String(parts[1].dropLast(4))  // `.zip` or `.mp4`
         guard let expires = request.queryValue("expires").flatMap({ Int64($0) }),
               let signature = request.queryValue("signature"),
               archiveLinks.check(archiveId: archiveId, expires: expires, signature: signature, now: Self.nowMilliseconds() / 1000)
         else { return refuse(403, "the archive link is not signed, is tampered with or has expired") }
-        guard let path = perform({ archives[archiveId]?.filePath }),
+        guard let path = perform({ archives[archiveId]?.filePath }), path.hasSuffix(kind.suffix),
               let bytes = FileManager.default.contents(atPath: path) else { return refuse(404, "Archive not found") }
-        return HTTPResponse(status: 200, contentType: "application/zip",
-                            headers: ["Content-Disposition": "attachment; filename=\"\(archiveId).zip\""], body: [UInt8](bytes))
+        return HTTPResponse(status: 200, contentType: kind.contentType,
+                            headers: ["Content-Disposition": "attachment; filename=\"\(archiveId)\(kind.suffix)\""], body: [UInt8](bytes))
     }
 }

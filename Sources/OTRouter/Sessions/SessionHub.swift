@@ -45,6 +45,8 @@ final class SessionHub: @unchecked Sendable {
     var archiveOrder: [String] = []
     /// The recorders of the running individual archives, by archive id.
     var recordings: [String: IndividualRecording] = [:]
+    /// The composers of the running composed archives, by archive id.
+    var composedRecordings: [String: ComposedRecording] = [:]
     /// Signs and checks archive download links.
     let archiveLinks = ArchiveLinkSigner()
     var issues: [String: IssueRecord] = [:]

@@ -128,8 +128,8 @@ struct SessionRecord {
     var attached: [ConnectionRecord] { connectionOrder.compactMap { connections[$0] }.filter { $0.peer != nil } }
 }
 
-/// An archive. Honest about recording: no file is written yet, so it goes started →
-/// stopped and never claims a URL or a size.
+/// An archive: started → stopped → available (its file's size and path set) or failed
+/// (with a reason). Individual archives make a ZIP, composed ones an MP4.
 struct ArchiveRecord {
     let id: String
     let apiKey: String
@@ -143,13 +143,13 @@ struct ArchiveRecord {
     let resolution: String
     var status: String = "started"
     var stoppedAt: Int64?
-    /// The ZIP's bytes once `available` (individual archives).
+    /// The file's bytes once `available` (the ZIP, or the composed MP4).
     var size = 0
     /// Seconds recorded, from the files once `available`; nil: from `stoppedAt`.
     var durationSeconds: Int?
-    /// Why it is `failed`, or what a composed archive lacks.
+    /// Why it is `failed`.
     var reason: String?
-    /// Where the ZIP is, once `available`.
+    /// Where the file (ZIP or MP4) is, once `available`.
     var filePath: String?
     /// Several archives of one session may run at once when their tags differ (nil: untagged).
     var multiArchiveTag: String?
@@ -162,9 +162,6 @@ struct ArchiveRecord {
     static let defaultMaxDurationSeconds = 14_400
     /// The `reason` of an archive stopped by its `maxDuration`.
     static let maxDurationReason = "maximum duration exceeded"
-
-    /// A composed archive's reason: the composer is not built yet.
-    static let composedReason = "composed recording is not implemented in this router yet: no file is written"
 }
 
 /// A client's issue report, kept for a person to read.

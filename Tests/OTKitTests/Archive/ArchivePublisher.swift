@@ -23,18 +23,22 @@ final class ArchivePublisher {
         }
     }
 
-    /// Publishes 160x120 at 30 fps and a tone of `frequency`; returns the stream id.
+    /// Publishes `width`x`height` (160x120 by default) at 30 fps, frame numbers from
+    /// `firstFrameNumber`, and a tone of `frequency` at `amplitude` (of full scale);
+    /// returns the stream id.
     @discardableResult
-    func publish(name: String, frequency: Double) throws -> String {
+    func publish(name: String, frequency: Double, width: Int = 160, height: Int = 120, bitrateKbps: Int = 200,
+                 firstFrameNumber: UInt32 = 0, amplitude: Double = 0.5) throws -> String {
         let request = PublishRequest(name: name, hasAudio: true, hasVideo: true, audioTrack: true, videoTrack: true,
-                                     videoWidth: 160, videoHeight: 120, videoType: "custom")
+                                     videoWidth: width, videoHeight: height, videoType: "custom")
         guard case .published(let published)? = raw.request(.publish(request)), let leg = published.media,
               let profile = SRTPProfile(rfcName: leg.profile), let videoSSRC = leg.videoSSRC, let audioSSRC = leg.audioSSRC,
               let destination = SocketAddress(ipv4: leg.host, port: UInt16(leg.port)) else {
             throw RouterError("the publisher could not publish")
         }
         var configuration = PublisherConfiguration(destination: destination,
-                                                   video: VP8EncoderSettings(width: 160, height: 120, frameRate: 30, bitrateKbps: 200),
+                                                   video: VP8EncoderSettings(width: width, height: height, frameRate: 30,
+                                                                             bitrateKbps: bitrateKbps),
                                                    audio: OpusEncoderSettings(format: .mono20ms))
         configuration.videoStream = .vp8(ssrc: videoSSRC)
         configuration.audioStream = .opus(ssrc: audioSSRC)
@@ -42,8 +46,9 @@ final class ArchivePublisher {
                                          receive: try SRTPKeyMaterial(profile: profile, base64: leg.routerKey ?? ""))
         configuration.localAddress = .ipv4Loopback()
         let pipeline = try PublisherPipeline(configuration: configuration,
-                                             videoSource: try TestPatternSource(format: VideoFormat(width: 160, height: 120, frameRate: 30)),
-                                             audioSource: try ToneSource(frequency: frequency, amplitude: 0.5, format: .mono20ms))
+                                             videoSource: try TestPatternSource(format: VideoFormat(width: width, height: height, frameRate: 30),
+                                                                                firstFrameNumber: firstFrameNumber),
+                                             audioSource: try ToneSource(frequency: frequency, amplitude: amplitude, format: .mono20ms))
         try pipeline.start()
         self.pipeline = pipeline
         streamId = published.stream.streamId

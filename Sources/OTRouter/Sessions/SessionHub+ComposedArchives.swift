@@ -1,0 +1,142 @@
+import Dispatch
+import Foundation
+import OTMedia
+import OTRecording
+
+/// Composed archives at work: one `ComposedRecording` (an `ArchiveComposer` writing an MP4)
+/// per running composed archive, every published stream fed to it, streams joining and
+/// leaving mid-archive added and removed, the layout and the streams' layout classes
+/// passed on while it records, and at stop the file's size and duration (`available`) or
+/// the reason it failed. The hub's lock is never held across file I/O: the composer
+/// starts, changes and finishes in `afterUnlock` work.
+extension SessionHub {
+    /// Starts the composer of a new composed archive with every stream published now (under the lock).
+    func beginComposedRecording(_ archive: ArchiveRecord, layout: CompositionLayout?, in session: SessionRecord) {
+        let recording = ComposedRecording(archive: archive, root: configuration.effectiveArchiveDirectory,
+                                          layout: layout ?? .standard)
+        composedRecordings[archive.id] = recording
+        let streams = session.streamOrder.compactMap { id in session.streams[id].map { (id, Self.layoutStream($0)) } }
+        let media = media
+        afterUnlock {
+            recording.start()
+            for (streamId, layoutStream) in streams { recording.begin(streamId: streamId, layoutStream: layoutStream, media: media) }
+        }
+    }
+
+    /// A stream was published in `session`: add it to every running composed archive of
+    /// the session (under the lock).
+    func composedStreamLanded(_ streamId: String, in session: SessionRecord) {
+        guard !session.relayed, let stream = session.streams[streamId] else { return }
+        let layoutStream = Self.layoutStream(stream)
+        let media = media
+        for archiveId in session.activeArchiveIds {
+            guard let recording = composedRecordings[archiveId] else { continue }
+            afterUnlock { recording.begin(streamId: streamId, layoutStream: layoutStream, media: media) }
+        }
+    }
+
+    /// A stream left `session`: take it out of every running composed archive (under the lock).
+    func composedStreamLeft(_ streamId: String, in session: SessionRecord) {
+        let media = media
+        for archiveId in session.activeArchiveIds {
+            guard let recording = composedRecordings[archiveId] else { continue }
+            afterUnlock { recording.end(streamId: streamId, media: media) }
+        }
+    }
+
+    /// Finishes a stopped composed archive's composer on a background queue (the `stop`
+    /// request answers `stopped` without waiting for the encoders' flush); the archive then
+    /// goes `available` (or `failed` with the reason). Under the lock.
+    func finishComposedRecording(_ archiveId: String) {
+        guard let recording = composedRecordings.removeValue(forKey: archiveId) else { return }
+        let media = media
+        let stop = MonotonicClock.nanoseconds()  // the file ends here, however late the background work runs
+        afterUnlock { [self] in
+            DispatchQueue.global(qos: .utility).async { [self] in composedFinished(archiveId, recording, media, stop) }
+        }
+    }
+
+    /// `PUT /archive/{id}/layout`: 404 unknown, 400 not composed, 409 not recording.
+    func setArchiveLayout(apiKey: String, archiveId: String, _ layout: CompositionLayout) -> RESTError? {
+        perform {
+            guard let archive = archives[archiveId], archive.apiKey == apiKey else { return RESTError(404, "Archive not found") }
+            guard archive.outputMode == "composed" else { return RESTError(400, "Only composed archives have a layout") }
+            guard archive.status == "started", let recording = composedRecordings[archiveId] else {
+                return RESTError(409, "Archive is not in started state")
+            }
+            afterUnlock { recording.setLayout(layout) }
+            log.log(.info, "archive.layout", session: archive.sessionId, ["archive": archiveId, "type": layout.kind.rawValue])
+            return nil
+        }
+    }
+
+    /// `PUT /session/{id}/stream`: sets the layout class lists of streams of the session
+    /// (all or nothing: 404 for an unknown session or stream) and passes them to a running
+    /// composed archive.
+    func setStreamClassLists(apiKey: String, sessionId: String, _ items: [(streamId: String, classes: [String])]) -> RESTError? {
+        perform {
+            guard var session = sessions[sessionId], session.apiKey == apiKey else { return RESTError(404, "Session not found") }
+            for item in items where session.streams[item.streamId] == nil {
+                return RESTError(404, "Stream not found: \(item.streamId)")
+            }
+            for item in items { session.streams[item.streamId]?.layoutClassList = item.classes }
+            sessions[sessionId] = session
+            let updates = items.compactMap { item in session.streams[item.streamId].map { (item.streamId, Self.layoutStream($0)) } }
+            for archiveId in session.activeArchiveIds {
+                guard let recording = composedRecordings[archiveId] else { continue }
+                afterUnlock { for (streamId, layoutStream) in updates { recording.setClasses(streamId: streamId, layoutStream) } }
+            }
+            return nil
+        }
+    }
+
+    /// The router is stopping: every running composer ends now (its thread joined, its
+    /// file finished and playable), so no composer thread outlives the router. Takes the
+    /// lock briefly; the joins run outside it.
+    func stopComposers() {
+        let running = perform { () -> [ComposedRecording] in
+            defer { composedRecordings = [:] }
+            return Array(composedRecordings.values)
+        }
+        let media = media
+        let now = MonotonicClock.nanoseconds()
+        for recording in running { _ = recording.finishAll(media: media, stopNanoseconds: now) }
+    }
+
+    /// What the layout math needs of a stream.
+    static func layoutStream(_ stream: StreamRecord) -> LayoutStream {
+        LayoutStream(layoutClassList: stream.layoutClassList, videoType: stream.wire.videoType)
+    }
+
+    /// The background half of `finishComposedRecording`.
+    private func composedFinished(_ archiveId: String, _ recording: ComposedRecording, _ media: any MediaForwarding,
+                                  _ stop: UInt64) {
+        let outcome = recording.finishAll(media: media, stopNanoseconds: stop)
+        perform {
+            guard var archive = archives[archiveId] else {
+                afterUnlock { try? FileManager.default.removeItem(atPath: recording.filePath) }  // deleted meanwhile
+                return
+            }
+            archive.durationSeconds = outcome.durationSeconds
+            if let failure = outcome.failure {
+                archive.status = "failed"
+                archive.reason = failure
+                log.log(.warning, "archive.failed", session: archive.sessionId, ["archive": archiveId, "reason": failure])
+            } else {
+                archive.status = "available"
+                archive.size = outcome.size
+                archive.filePath = outcome.filePath
+                let statistics = outcome.statistics
+                log.log(.info, "archive.available", session: archive.sessionId,
+                        ["archive": archiveId, "size": String(outcome.size), "framesComposed": String(statistics.framesComposed),
+                         "framesSkipped": String(statistics.framesSkipped), "droppedPackets": String(statistics.droppedPackets)])
+                if statistics.framesSkipped > 0 || statistics.droppedPackets > 0 {
+                    log.log(.warning, "archive.behind", session: archive.sessionId,
+                            ["archive": archiveId, "framesSkipped": String(statistics.framesSkipped),
+                             "droppedPackets": String(statistics.droppedPackets)])
+                }
+            }
+            archives[archiveId] = archive
+        }
+    }
+}
