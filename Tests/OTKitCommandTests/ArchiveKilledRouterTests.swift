@@ -91,6 +91,11 @@ struct ArchiveKilledRouterTests {
         #expect(storedStatus(record) == "failed", "the record on disk says failed too")
         let listed = try archiveRequest("GET", newURL, "archive")
         #expect((listed.body["count"] as? Int) == 1, "\(listed.body)")
+
+        // Deleting it removes its directory (record and files), so it stays gone after another restart.
+        let deleted = try archiveRequest("DELETE", newURL, "archive/\(archiveId)")
+        #expect(deleted.status == 204, "\(deleted)")
+        #expect(poll(20) { !FileManager.default.fileExists(atPath: archives + "/" + archiveId) }, "the archive's directory is removed")
     }
 
     private func startRouter(archives: String, directory: String) throws -> BackgroundProcess {

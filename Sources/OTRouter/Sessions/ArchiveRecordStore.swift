@@ -84,6 +84,15 @@ final class ArchiveRecordStore: Sendable {
         return bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == bytes.count
     }
 
+    /// Removes the archive's directory (its record and any files left in it) and refuses
+    /// every later `save` of it: the archive was deleted. Cost: the removal.
+    func remove(_ archiveId: String) {
+        written.withLock { written in
+            written[archiveId] = .max
+            try? FileManager.default.removeItem(atPath: root + "/" + archiveId)
+        }
+    }
+
     /// Every record under `root` (the directories holding an `archive.json` that decodes),
     /// oldest first; unreadable ones are skipped and named in `problems`. Cost: one
     /// directory listing and one small read per archive.

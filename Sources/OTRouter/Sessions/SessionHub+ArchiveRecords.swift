@@ -6,9 +6,14 @@ import Foundation
 /// (their router was killed) as `failed` with the reason.
 extension SessionHub {
     /// `archives` changed (under the lock): queue a write of each record that differs from
-    /// `old`. Deleted records are not written (`deleteArchive` removes their directory).
-    /// Cost: a comparison per archive; the writes happen after the lock is released.
+    /// `old`, and the removal of the directory of each record that is gone (deleted: its
+    /// record must not come back after a restart, nor the files of a failed archive stay).
+    /// Cost: a comparison per archive; the file work happens after the lock is released.
     func archivesChanged(from old: [String: ArchiveRecord]) {
+        if old.count > archives.count {
+            let store = archiveRecords
+            for id in old.keys where archives[id] == nil { afterUnlock { store.remove(id) } }
+        }
         for (id, record) in archives {
             let stored = ArchiveRecordFile(record)
             if let previous = old[id], ArchiveRecordFile(previous) == stored { continue }
