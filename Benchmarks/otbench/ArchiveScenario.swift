@@ -99,8 +99,8 @@ enum ArchiveScenario: Scenario {
     /// ffmpeg side gets them (`ffmpegSpeed` × media time), so the writer thread wakes as it
     /// does behind a live stream. Returns the CPU it took, in ns: the whole process's CPU
     /// clock from creating the recorder to `finish()` returning, minus this (pacing)
-    /// thread's, plus this thread's time inside the `enqueue` calls (the producer's copies,
-    /// measured with their clock reads: counted against OTKit). Throws unless every frame
+    /// thread's, plus this thread's time inside the `enqueue` calls (the producer's copies, timed
+    /// per instant with one pair of clock reads, counted against OTKit). Throws unless every frame
     /// and packet was written.
     private static func recordWithOTKit(_ clip: ArchiveClip, path: String) throws -> UInt64 {
         unlink(path)
@@ -112,21 +112,29 @@ enum ArchiveScenario: Scenario {
         let recorder = StreamRecorder(configuration: configuration)
         let start = MonotonicClock.nanoseconds()
         let paceStart = MonotonicNanoseconds.now()
-        for packet in clip.packets {
-            let due = paceStart + UInt64(Double(packet.mediaNanoseconds) / ffmpegSpeed)
+        // The packets of one instant (a frame's, or an SR with its packet) go in one burst,
+        // timed by one pair of clock reads.
+        var index = 0
+        while index < clip.packets.count {
+            let instant = clip.packets[index].mediaNanoseconds
+            let due = paceStart + UInt64(Double(instant) / ffmpegSpeed)
             let now = MonotonicNanoseconds.now()
             if due > now + 1_000_000 { usleep(UInt32((due - now) / 1_000)) }
-            let arrival = start + packet.mediaNanoseconds
-            let taken: Bool
             let before = CPUClock.read(thread)
-            if let report = packet.report {
-                taken = recorder.enqueueSenderReport(packet.video ? .video : .audio, ntpTimestamp: report.ntp,
-                                                     rtpTimestamp: report.rtp, arrivalNanoseconds: arrival)
-            } else {
-                taken = packet.bytes.withUnsafeBytes { recorder.enqueue(packet.video ? .video : .audio, rtp: $0, arrivalNanoseconds: arrival) }
+            while index < clip.packets.count, clip.packets[index].mediaNanoseconds == instant {
+                let packet = clip.packets[index]
+                let arrival = start + packet.mediaNanoseconds
+                let taken: Bool
+                if let report = packet.report {
+                    taken = recorder.enqueueSenderReport(packet.video ? .video : .audio, ntpTimestamp: report.ntp,
+                                                         rtpTimestamp: report.rtp, arrivalNanoseconds: arrival)
+                } else {
+                    taken = packet.bytes.withUnsafeBytes { recorder.enqueue(packet.video ? .video : .audio, rtp: $0, arrivalNanoseconds: arrival) }
+                }
+                guard taken else { throw ScenarioError("archive: the recorder's queue dropped a packet") }
+                index += 1
             }
             enqueueTime += CPUClock.read(thread) - before
-            guard taken else { throw ScenarioError("archive: the recorder's queue dropped a packet") }
         }
         let finishStart = CPUClock.read(thread)
         let summary = recorder.finish()

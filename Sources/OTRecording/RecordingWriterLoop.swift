@@ -49,7 +49,7 @@ final class RecordingWriterLoop: @unchecked Sendable {
 
     /// How long the writer sleeps on an empty queue: it writes in batches of this much media
     /// (the producer wakes it earlier only when a quarter of the ring is waiting).
-    static let pollNanoseconds: UInt64 = 10_000_000
+    static let pollNanoseconds: UInt64 = 20_000_000
 
     /// The thread body: runs until the queue is closed and drained, then closes the file.
     func run() {
