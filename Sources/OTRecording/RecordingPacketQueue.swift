@@ -3,13 +3,16 @@ import Glibc
 /// The bounded hand-off between a forwarding thread and a recorder's writer thread: a ring
 /// of preallocated packet slots behind one mutex.
 ///
-/// `push` copies the packet into the next free slot and signals the writer; when every slot
-/// is taken it drops the packet and counts it, so a stalled writer never slows the producer.
+/// `push` copies the packet into the next free slot; when every slot is taken it drops the
+/// packet and counts it, so a stalled writer never slows the producer. The writer polls
+/// (it waits up to its poll period on an empty queue) and is signalled only when a quarter
+/// of the ring has filled: a live stream's packets are written in batches of a poll period
+/// instead of waking the writer (and making a futex call on the forwarding thread) per packet.
 /// The single consumer reads the head slot in place (the producer never touches an
 /// occupied slot) and releases it afterwards.
 ///
-/// Cost: `capacity × slotSize` bytes allocated once; per push one short lock, one copy and
-/// a condition signal, no allocation. Safe for any number of producers and one consumer.
+/// Cost: `capacity × slotSize` bytes allocated once; per push one short lock and one copy
+/// (a condition signal once per quarter ring), no allocation. Safe for any number of producers and one consumer.
 final class RecordingPacketQueue: @unchecked Sendable {
     /// What a slot holds besides the bytes.
     struct Entry {
@@ -38,10 +41,13 @@ final class RecordingPacketQueue: @unchecked Sendable {
     private(set) var pushed = 0
     private(set) var dropped = 0
     private(set) var oversized = 0
+    /// The backlog at which `push` wakes the writer before its poll period ends.
+    private let wakeThreshold: Int
 
     init(capacity: Int, slotSize: Int) {
         self.capacity = max(1, capacity)
         self.slotSize = max(64, slotSize)
+        wakeThreshold = max(1, self.capacity / 4)
         storage = .allocate(byteCount: self.capacity * self.slotSize, alignment: 16)
         entries = .allocate(capacity: self.capacity)
         entries.initialize(repeating: Entry(), count: self.capacity)
@@ -89,9 +95,8 @@ final class RecordingPacketQueue: @unchecked Sendable {
         entries[index] = stored
         count += 1
         pushed += 1
-        // The writer waits only on an empty queue: wake it on the first packet, not on
-        // every one (a futex call per packet on the forwarding thread otherwise).
-        if count == 1 { pthread_cond_signal(condition) }
+        // The writer polls; wake it early only when a quarter of the ring is waiting.
+        if count == wakeThreshold { pthread_cond_signal(condition) }
         return true
     }
 

@@ -47,11 +47,15 @@ final class RecordingWriterLoop: @unchecked Sendable {
                                            timeoutNanoseconds: configuration.reorderTimeoutNanoseconds)
     }
 
+    /// How long the writer sleeps on an empty queue: it writes in batches of this much media
+    /// (the producer wakes it earlier only when a quarter of the ring is waiting).
+    static let pollNanoseconds: UInt64 = 20_000_000
+
     /// The thread body: runs until the queue is closed and drained, then closes the file.
     func run() {
         createFile()
         while true {
-            let handled = queue.pop(timeoutNanoseconds: 20_000_000) { entry, bytes in handle(entry, bytes) }
+            let handled = queue.pop(timeoutNanoseconds: Self.pollNanoseconds) { entry, bytes in handle(entry, bytes) }
             if handled {
                 publish()
                 continue

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import OTMedia
 import OTRecording
@@ -32,6 +33,7 @@ final class IndividualRecording: Sendable {
         var files: [(file: IndividualArchiveManifest.File, path: String)] = []
         var failure: String?
         var stopped = false
+        var watch: FailureWatch?
     }
 
     let archiveId: String
@@ -105,11 +107,45 @@ final class IndividualRecording: Sendable {
         }
     }
 
+    /// Calls `failed` once, on a background queue, when the archive fails while it records
+    /// (a file that cannot be created, a recorder whose writes fail: a full disk), checking
+    /// every `intervalMilliseconds`. Stops when the archive is finished. Cost: a timer; per
+    /// check one lock per recorder.
+    func watchForFailure(intervalMilliseconds: Int = 250, _ failed: @escaping @Sendable (String) -> Void) {
+        let watch = FailureWatch(DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility)))
+        let timer = watch.timer
+        timer.schedule(deadline: .now() + .milliseconds(intervalMilliseconds), repeating: .milliseconds(intervalMilliseconds))
+        timer.setEventHandler { [weak self] in
+            guard let self, let reason = self.currentFailure() else { return }
+            self.state.withLock { $0.watch?.timer.cancel(); $0.watch = nil }
+            failed(reason)
+        }
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.watch = watch
+            watch.timer.resume()
+        }
+    }
+
+    /// Why the archive failed so far, or nil. A recorder's own failure counts at once.
+    /// Cost: one lock per recorder.
+    func currentFailure() -> String? {
+        state.withLock { state in
+            if let failure = state.failure { return failure }
+            for (streamId, entry) in state.active.sorted(by: { $0.key < $1.key }) {
+                if case .failed(let reason) = entry.recorder.state { return "recording \(streamId) failed: \(reason)" }
+            }
+            return nil
+        }
+    }
+
     /// Finishes every recorder and writes the ZIP. Idempotent in effect (later calls find
     /// nothing left to finish and write the same ZIP again).
     func finishAll(media: any MediaForwarding) -> Outcome {
         state.withLock { state in
             state.stopped = true
+            state.watch?.timer.cancel()
+            state.watch = nil
             for (streamId, entry) in state.active.sorted(by: { $0.key < $1.key }) {
                 _ = media.setRecorder(streamId: streamId, nil)
                 close(entry, into: &state)
@@ -151,4 +187,11 @@ final class IndividualRecording: Sendable {
                                                   archiveStartNanoseconds: startNanoseconds)
         state.files.append((file, summary.path))
     }
+}
+
+/// The failure watch's timer, kept under `IndividualRecording`'s lock (Dispatch sources are
+/// thread-safe; the type is not marked Sendable). Cost: a reference.
+final class FailureWatch: @unchecked Sendable {
+    let timer: DispatchSourceTimer
+    init(_ timer: DispatchSourceTimer) { self.timer = timer }
 }

@@ -42,9 +42,19 @@ extension SessionHub {
             session.streams[id].map { (id, session.connections[$0.wire.connectionId]?.data) }
         }
         let media = media
+        let (archiveId, apiKey) = (archive.id, archive.apiKey)
         afterUnlock {
             for (streamId, data) in streams { recording.begin(streamId: streamId, connectionData: data, media: media) }
+            recording.watchForFailure { [weak self] reason in self?.individualRecordingFailed(archiveId, apiKey: apiKey, reason) }
         }
+    }
+
+    /// A recorder of a running individual archive failed (a full disk…): the archive stops
+    /// now (clients hear `archiveStopped`, the other recorders finish) and ends `failed` with
+    /// the reason; forwarding is untouched. Outside the lock, on the watcher's queue.
+    func individualRecordingFailed(_ archiveId: String, apiKey: String, _ reason: String) {
+        log.log(.warning, "archive.recordingFailed", ["archive": archiveId, "reason": reason])
+        _ = stopArchive(apiKey: apiKey, archiveId: archiveId)
     }
 
     /// Finishes the recorders of a stopped individual archive and writes its ZIP on a

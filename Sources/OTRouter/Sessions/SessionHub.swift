@@ -41,8 +41,12 @@ final class SessionHub: @unchecked Sendable {
     var peers: [UInt64: PeerState] = [:]
     /// Connections waiting out their grace: connection id → session id.
     var detached: [String: String] = [:]
-    var archives: [String: ArchiveRecord] = [:]
+    /// Every change of a record is written to its `archive.json` (`SessionHub+ArchiveRecords`).
+    var archives: [String: ArchiveRecord] = [:] { didSet { archivesChanged(from: oldValue) } }
     var archiveOrder: [String] = []
+    /// Where archive records persist, and how many changes have been queued for writing.
+    let archiveRecords: ArchiveRecordStore
+    var archiveRecordVersion: UInt64 = 0
     /// The recorders of the running individual archives, by archive id.
     var recordings: [String: IndividualRecording] = [:]
     /// The composers of the running composed archives, by archive id.
@@ -72,6 +76,10 @@ final class SessionHub: @unchecked Sendable {
         self.media = media
         self.log = log
         self.counters = counters
+        archiveRecords = ArchiveRecordStore(root: configuration.effectiveArchiveDirectory)
+        let adopted = Self.adoptArchiveRecords(configuration: configuration, store: archiveRecords, log: log)
+        archives = Dictionary(adopted.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        archiveOrder = adopted.map(\.id)
         installQualityHandler()
         installLegEndedHandler()
     }
