@@ -95,11 +95,12 @@ enum ArchiveTools {
     }
 
     /// ffmpeg decoding every packet: its error output (empty when clean). Frames pass
-    /// through with their own times (`-fps_mode passthrough`): ffmpeg's default constant-rate
-    /// output would put two frames 14 ms apart on one 1/30 s tick and complain about its
-    /// own output, not about the file.
+    /// through with their own times (`-fps_mode passthrough`) in the file's own time base
+    /// (`-enc_time_base -1`): otherwise ffmpeg's output runs at 1/frame rate, puts two frames
+    /// under 33 ms apart (a publisher catching up under load) on one tick and complains about
+    /// its own output ("non monotonically increasing dts to muxer"), not about the file.
     static func decodeErrors(_ file: String) throws -> String {
-        let result = try Subprocess.run(try tool("ffmpeg"), ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-f", "null", "-"])
+        let result = try Subprocess.run(try tool("ffmpeg"), ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
         return result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)"
     }
 
