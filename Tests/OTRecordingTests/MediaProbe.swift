@@ -48,10 +48,10 @@ enum MediaProbe {
 
     /// Decodes every frame and packet with ffmpeg: the error output (empty when clean).
     /// Frames keep their own times in the file's time base (`-fps_mode passthrough
-    /// -enc_time_base -1`), so frames under 33 ms apart do not collide on ffmpeg's own
+    /// -enc_time_base:v -1`), so frames under 33 ms apart do not collide on ffmpeg's own
     /// 1/frame-rate output ticks (an error about its output, not about the file).
     static func decodeErrors(_ file: String) throws -> String {
-        let result = try Subprocess.run(try tool("ffmpeg"), ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
+        let result = try Subprocess.run(try tool("ffmpeg"), ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-enc_time_base:v", "-1", "-f", "null", "-"])
         return result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)"
     }
 

@@ -42,7 +42,7 @@ struct StreamRecorderFailureTests {
         #expect(MediaProbe.codecs(probe)["video"] == "vp8")
         let last = try MediaProbe.packets(path, stream: "v").last?.time ?? 0
         #expect(last >= elapsed - 1, "last video packet at \(last) s after \(elapsed) s of recording")
-        let decode = try Subprocess.run(try MediaProbe.tool("ffmpeg"), ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
+        let decode = try Subprocess.run(try MediaProbe.tool("ffmpeg"), ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.status == 0, "\(decode)")
     }
 

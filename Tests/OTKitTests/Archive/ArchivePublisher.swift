@@ -94,13 +94,14 @@ enum ArchiveTools {
         return codecs
     }
 
-    /// ffmpeg decoding every packet: its error output (empty when clean). Frames pass
-    /// through with their own times (`-fps_mode passthrough`) in the file's own time base
-    /// (`-enc_time_base -1`): otherwise ffmpeg's output runs at 1/frame rate, puts two frames
-    /// under 33 ms apart (a publisher catching up under load) on one tick and complains about
-    /// its own output ("non monotonically increasing dts to muxer"), not about the file.
+    /// ffmpeg decoding every packet: its error output (empty when clean). Video frames pass
+    /// through with their own times (`-fps_mode passthrough`) in the file's time base
+    /// (`-enc_time_base:v -1`; audio keeps 1/sample rate): at ffmpeg's default 1/frame-rate
+    /// output, two frames under 33 ms apart (a publisher catching up under load) share a
+    /// tick and it complains about its own output ("non monotonically increasing dts to
+    /// muxer"), not about the file.
     static func decodeErrors(_ file: String) throws -> String {
-        let result = try Subprocess.run(try tool("ffmpeg"), ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
+        let result = try Subprocess.run(try tool("ffmpeg"), ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-enc_time_base:v", "-1", "-f", "null", "-"])
         return result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)"
     }
 
