@@ -117,24 +117,15 @@ extension SessionHub {
                 afterUnlock { try? FileManager.default.removeItem(atPath: recording.filePath) }  // deleted meanwhile
                 return
             }
-            archive.durationSeconds = outcome.durationSeconds
-            if let failure = outcome.failure {
-                archive.status = "failed"
-                archive.reason = failure
-                log.log(.warning, "archive.failed", session: archive.sessionId, ["archive": archiveId, "reason": failure])
-            } else {
-                archive.status = "available"
-                archive.size = outcome.size
-                archive.filePath = outcome.filePath
-                let statistics = outcome.statistics
-                log.log(.info, "archive.available", session: archive.sessionId,
-                        ["archive": archiveId, "size": String(outcome.size), "framesComposed": String(statistics.framesComposed),
-                         "framesSkipped": String(statistics.framesSkipped), "droppedPackets": String(statistics.droppedPackets)])
-                if statistics.framesSkipped > 0 || statistics.droppedPackets > 0 {
-                    log.log(.warning, "archive.behind", session: archive.sessionId,
-                            ["archive": archiveId, "framesSkipped": String(statistics.framesSkipped),
-                             "droppedPackets": String(statistics.droppedPackets)])
-                }
+            let statistics = outcome.statistics
+            settleArchive(&archive, durationSeconds: outcome.durationSeconds, failure: outcome.failure, size: outcome.size,
+                          filePath: outcome.filePath,
+                          details: ["framesComposed": String(statistics.framesComposed), "framesSkipped": String(statistics.framesSkipped),
+                                    "droppedPackets": String(statistics.droppedPackets)])
+            if outcome.failure == nil, statistics.framesSkipped > 0 || statistics.droppedPackets > 0 {
+                log.log(.warning, "archive.behind", session: archive.sessionId,
+                        ["archive": archiveId, "framesSkipped": String(statistics.framesSkipped),
+                         "droppedPackets": String(statistics.droppedPackets)])
             }
             archives[archiveId] = archive
         }

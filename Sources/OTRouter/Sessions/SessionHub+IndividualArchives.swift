@@ -78,18 +78,8 @@ extension SessionHub {
                 }
                 return
             }
-            archive.durationSeconds = outcome.durationSeconds
-            if let failure = outcome.failure {
-                archive.status = "failed"
-                archive.reason = failure
-                log.log(.warning, "archive.failed", session: archive.sessionId, ["archive": archiveId, "reason": failure])
-            } else {
-                archive.status = "available"
-                archive.size = outcome.size
-                archive.filePath = outcome.zipPath
-                log.log(.info, "archive.available", session: archive.sessionId,
-                        ["archive": archiveId, "size": String(outcome.size)])
-            }
+            settleArchive(&archive, durationSeconds: outcome.durationSeconds, failure: outcome.failure, size: outcome.size,
+                          filePath: outcome.zipPath)
             archives[archiveId] = archive
         }
     }
