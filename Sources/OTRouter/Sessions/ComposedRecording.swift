@@ -38,10 +38,13 @@ final class ComposedRecording: Sendable {
     /// `<root>/<archiveId>.mp4`.
     let filePath: String
     private let configuration: ComposerConfiguration
+    /// Where its inputs attach to streams, beside other archives' (the hub's).
+    private let taps: RecordingTaps
     private let state = Mutex(State())
 
-    init(archive: ArchiveRecord, root: String, layout: CompositionLayout) {
+    init(archive: ArchiveRecord, root: String, layout: CompositionLayout, taps: RecordingTaps) {
         archiveId = archive.id
+        self.taps = taps
         self.root = root
         filePath = root + "/" + archive.id + ".mp4"
         var configuration = ComposerConfiguration(path: filePath)
@@ -83,7 +86,7 @@ final class ComposedRecording: Sendable {
             start(&state)
             guard !state.stopped, !state.active.contains(streamId), let composer = state.composer else { return }
             let input = composer.addStream(streamId, layoutStream: layoutStream)
-            guard media.setRecorder(streamId: streamId, input) else {
+            guard taps.set(streamId: streamId, owner: archiveId, input, media: media) else {
                 composer.removeStream(streamId)  // the stream left before its input was ready
                 return
             }
@@ -95,7 +98,7 @@ final class ComposedRecording: Sendable {
     func end(streamId: String, media: any MediaForwarding) {
         state.withLock { state in
             guard state.active.remove(streamId) != nil else { return }
-            _ = media.setRecorder(streamId: streamId, nil)
+            _ = taps.set(streamId: streamId, owner: archiveId, nil, media: media)
             state.composer?.removeStream(streamId)
         }
     }
@@ -115,7 +118,7 @@ final class ComposedRecording: Sendable {
     func finishAll(media: any MediaForwarding, stopNanoseconds: UInt64) -> Outcome {
         state.withLock { state in
             state.stopped = true
-            for streamId in state.active.sorted() { _ = media.setRecorder(streamId: streamId, nil) }
+            for streamId in state.active.sorted() { _ = taps.set(streamId: streamId, owner: archiveId, nil, media: media) }
             state.active = []
             var outcome = Outcome()
             guard let composer = state.composer else {

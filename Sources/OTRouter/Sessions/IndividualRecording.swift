@@ -48,10 +48,13 @@ final class IndividualRecording: Sendable {
     let zipPath: String
     /// The archive's start on the recorders' clock (`MonotonicClock`), for the offsets.
     let startNanoseconds: UInt64
+    /// Where its recorders attach to streams, beside other archives' (the hub's).
+    private let taps: RecordingTaps
     private let state = Mutex(State())
 
-    init(archive: ArchiveRecord, root: String) {
+    init(archive: ArchiveRecord, root: String, taps: RecordingTaps) {
         archiveId = archive.id
+        self.taps = taps
         sessionId = archive.sessionId
         name = archive.name
         createdAt = archive.createdAt
@@ -87,7 +90,7 @@ final class IndividualRecording: Sendable {
                 recorder.finish()
                 return
             }
-            guard media.setRecorder(streamId: streamId, recorder) else {
+            guard taps.set(streamId: streamId, owner: archiveId, recorder, media: media) else {
                 // The stream left before its recorder was ready: nothing to keep.
                 recorder.finish()
                 unlink(configuration.path)
@@ -102,7 +105,7 @@ final class IndividualRecording: Sendable {
     func end(streamId: String, media: any MediaForwarding) {
         state.withLock { state in
             guard let entry = state.active.removeValue(forKey: streamId) else { return }
-            _ = media.setRecorder(streamId: streamId, nil)
+            _ = taps.set(streamId: streamId, owner: archiveId, nil, media: media)
             close(entry, into: &state)
         }
     }
@@ -147,7 +150,7 @@ final class IndividualRecording: Sendable {
             state.watch?.timer.cancel()
             state.watch = nil
             for (streamId, entry) in state.active.sorted(by: { $0.key < $1.key }) {
-                _ = media.setRecorder(streamId: streamId, nil)
+                _ = taps.set(streamId: streamId, owner: archiveId, nil, media: media)
                 close(entry, into: &state)
             }
             state.active = [:]

@@ -6,17 +6,14 @@ import OTSignaling
 extension SessionHub {
     /// Why `request` cannot start beside the archives `session` is recording now, or nil.
     /// As OpenTok: without a `multiArchiveTag` only one archive at a time; with one, not
-    /// beside another of the same tag. This router feeds each stream to one individual
-    /// recorder, so a second individual archive of a session is refused too. Under the lock.
+    /// beside another of the same tag. Archives with different tags record the same streams
+    /// side by side (`RecordingTaps`), whatever their output modes. Under the lock.
     func archiveConflict(_ request: ArchiveRequest, in session: SessionRecord) -> RESTError? {
         let running = session.activeArchiveIds.compactMap { archives[$0] }
         guard !running.isEmpty else { return nil }
         guard let tag = request.multiArchiveTag else { return RESTError(409, "Session is already being recorded") }
         if running.contains(where: { $0.multiArchiveTag == tag }) {
             return RESTError(409, "Session is already being recorded with multiArchiveTag \(tag)")
-        }
-        if request.outputMode == "individual", running.contains(where: { $0.outputMode == "individual" }) {
-            return RESTError(409, "Session is already being recorded by an individual archive; this router records one individual archive of a session at a time")
         }
         return nil
     }

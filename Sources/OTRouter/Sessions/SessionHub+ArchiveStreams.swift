@@ -2,7 +2,8 @@ import OTSignaling
 
 /// `PATCH /archive/{id}/streams`: which streams a manual-mode archive records, with
 /// which tracks. The individual recorder follows (a stream added gets a file; one whose
-/// tracks change gets a new file with the new tracks; one removed ends its file).
+/// tracks change gets a new file with the new tracks; one removed ends its file), and so
+/// does a composed archive's composition (a stream added joins it, one removed leaves it).
 extension SessionHub {
     /// Applies `change` to the archive `archiveId`: 404 unknown archive or stream, 409 not
     /// recording, 400 auto stream mode or neither track asked. Nil on success.
@@ -36,6 +37,7 @@ extension SessionHub {
                     if let recording {
                         afterUnlock { recording.begin(streamId: streamId, connectionData: data, audio: hasAudio, video: hasVideo, media: media) }
                     }
+                    composedStreamSelected(archiveId, streamId: streamId, added: true, in: session)
                 }
                 log.log(.info, "archive.streamAdded", session: session.id,
                         ["archive": archiveId, "stream": streamId, "audio": String(hasAudio), "video": String(hasVideo)])
@@ -45,6 +47,7 @@ extension SessionHub {
                 }
                 archive.selectedStreams.removeAll { $0.streamId == streamId }
                 if let recording { afterUnlock { recording.end(streamId: streamId, media: media) } }
+                composedStreamSelected(archiveId, streamId: streamId, added: false, in: session)
                 log.log(.info, "archive.streamRemoved", session: session.id, ["archive": archiveId, "stream": streamId])
             }
             archives[archiveId] = archive

@@ -10,12 +10,14 @@ import OTRecording
 /// the reason it failed. The hub's lock is never held across file I/O: the composer
 /// starts, changes and finishes in `afterUnlock` work.
 extension SessionHub {
-    /// Starts the composer of a new composed archive with every stream published now (under the lock).
+    /// Starts the composer of a new composed archive with every stream published now (auto
+    /// stream mode; manual mode starts with none and follows `PATCH …/streams`) (under the lock).
     func beginComposedRecording(_ archive: ArchiveRecord, layout: CompositionLayout?, in session: SessionRecord) {
         let recording = ComposedRecording(archive: archive, root: configuration.effectiveArchiveDirectory,
-                                          layout: layout ?? .standard)
+                                          layout: layout ?? .standard, taps: recordingTaps)
         composedRecordings[archive.id] = recording
-        let streams = session.streamOrder.compactMap { id in session.streams[id].map { (id, Self.layoutStream($0)) } }
+        let streams = archive.streamMode == "manual" ? [] :
+            session.streamOrder.compactMap { id in session.streams[id].map { (id, Self.layoutStream($0)) } }
         let media = media
         afterUnlock {
             recording.start()
@@ -24,12 +26,12 @@ extension SessionHub {
     }
 
     /// A stream was published in `session`: add it to every running composed archive of
-    /// the session (under the lock).
+    /// the session in auto stream mode (under the lock).
     func composedStreamLanded(_ streamId: String, in session: SessionRecord) {
         guard !session.relayed, let stream = session.streams[streamId] else { return }
         let layoutStream = Self.layoutStream(stream)
         let media = media
-        for archiveId in session.activeArchiveIds {
+        for archiveId in session.activeArchiveIds where archives[archiveId]?.streamMode != "manual" {
             guard let recording = composedRecordings[archiveId] else { continue }
             afterUnlock { recording.begin(streamId: streamId, layoutStream: layoutStream, media: media) }
         }
@@ -128,6 +130,20 @@ extension SessionHub {
                          "droppedPackets": String(statistics.droppedPackets)])
             }
             archives[archiveId] = archive
+        }
+    }
+
+    /// `PATCH …/streams` on a composed archive in manual mode: the stream joins the
+    /// composition (`add`) or leaves it. The composition shows a stream's picture and mixes
+    /// its audio; per-stream `hasAudio`/`hasVideo` apply to individual archives only. Under the lock.
+    func composedStreamSelected(_ archiveId: String, streamId: String, added: Bool, in session: SessionRecord) {
+        guard let recording = composedRecordings[archiveId] else { return }
+        let media = media
+        if added, let stream = session.streams[streamId] {
+            let layoutStream = Self.layoutStream(stream)
+            afterUnlock { recording.begin(streamId: streamId, layoutStream: layoutStream, media: media) }
+        } else if !added {
+            afterUnlock { recording.end(streamId: streamId, media: media) }
         }
     }
 }

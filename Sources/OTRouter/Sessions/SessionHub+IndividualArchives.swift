@@ -35,7 +35,7 @@ extension SessionHub {
     /// Starts the recorders of a new individual archive, one per stream published now
     /// (auto stream mode; manual mode starts with none) (under the lock).
     func beginIndividualRecording(_ archive: ArchiveRecord, in session: SessionRecord) {
-        let recording = IndividualRecording(archive: archive, root: configuration.effectiveArchiveDirectory)
+        let recording = IndividualRecording(archive: archive, root: configuration.effectiveArchiveDirectory, taps: recordingTaps)
         recordings[archive.id] = recording
         guard archive.streamMode != "manual" else { return }
         let streams = session.streamOrder.compactMap { id in

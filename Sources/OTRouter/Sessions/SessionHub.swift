@@ -51,6 +51,8 @@ final class SessionHub: @unchecked Sendable {
     var recordings: [String: IndividualRecording] = [:]
     /// The composers of the running composed archives, by archive id.
     var composedRecordings: [String: ComposedRecording] = [:]
+    /// Every archive's sink per stream, combined for the stream's forwarding thread.
+    let recordingTaps = RecordingTaps()
     /// Signs and checks archive download links.
     let archiveLinks = ArchiveLinkSigner()
     var issues: [String: IssueRecord] = [:]
