@@ -93,6 +93,9 @@ public final class RedisServer: @unchecked Sendable {
                              "--dir", directory, "--daemonize", "no", "--logfile", directory + "/redis-\(port).log"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        // Not the test run's allocation counter (scripts/test preloads it into `swift test`,
+        // and children inherit it): redis-server's jemalloc crashes under it at start.
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "LD_PRELOAD" }
         try process.run()
         slot = process
         let deadline = Date().addingTimeInterval(30)
