@@ -49,9 +49,18 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
     private var openedVideo = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private let openedAudio: UnsafeMutableRawBufferPointer
     private var lastMismatchKeyframeRequest: UInt64 = 0
+    /// When this subscriber's own key last changed (0: never), for `rekeyWindow`.
+    private var keyChangedAt: UInt64 = 0
     /// While frames do not verify, a keyframe request at most this often (a subscriber
     /// with another secret must not make the publisher send keyframes for everyone).
     static let mismatchKeyframeRequestInterval: UInt64 = 2_000_000_000
+    /// For this long after its own key changed, a subscriber whose frames do not verify asks
+    /// every `rekeyKeyframeRequestInterval`: the publisher switches keys within moments of
+    /// the others, and one request answered under the old key (or a keyframe lost) must not
+    /// cost the whole 2 s mismatch interval.
+    static let rekeyWindow: UInt64 = 3_000_000_000
+    /// The keyframe request interval inside `rekeyWindow`.
+    static let rekeyKeyframeRequestInterval: UInt64 = 250_000_000
 
     /// What the receiver keeps of a stream's latest sender report (RFC 3550 6.4.1 LSR/DLSR).
     struct SenderReportNote {
@@ -423,8 +432,13 @@ final class SubscriberReceiveHandler: PipelineHandler, @unchecked Sendable {
         let count = videoJitter.collectNACKs(now: now, into: nackScratch)
         var wantsKeyframe = videoJitter.keyframeRequestDue(now: now)
         if wantsKeyframe, let videoDecryptor, videoDecryptor.isFailing {
-            // Frames do not verify: ask rarely, and at once after our own key changed.
-            if videoDecryptor.takeKeyChanged() || now &- lastMismatchKeyframeRequest >= Self.mismatchKeyframeRequestInterval {
+            // Frames do not verify: ask rarely, except at once after our own key changed and
+            // often for a short while after it (the publisher is switching too).
+            let changed = videoDecryptor.takeKeyChanged()
+            if changed { keyChangedAt = now }
+            let rekeying = keyChangedAt != 0 && now &- keyChangedAt < Self.rekeyWindow
+            let interval = rekeying ? Self.rekeyKeyframeRequestInterval : Self.mismatchKeyframeRequestInterval
+            if changed || now &- lastMismatchKeyframeRequest >= interval {
                 lastMismatchKeyframeRequest = now
             } else {
                 wantsKeyframe = false
