@@ -19,15 +19,8 @@ struct ConcurrentArchivesTests {
     private let kit = SessionTestKit(project: Self.project)
 
     @Test func twoIndividualArchivesAndAComposedOneRecordTheSameStream() throws {
-        let directory = NSTemporaryDirectory() + "otkit-concurrent-archives-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = RouterConfiguration()
-        configuration.projects = [Self.project]
-        configuration.logLevel = .error
-        configuration.archiveDirectory = directory + "/archives"
-        let router = try Router(configuration: configuration, media: try MediaRouter())
-        defer { router.stop() }
+        let (directory, router) = try Self.startRouter("otkit-concurrent-archives-")
+        defer { router.stop(); try? FileManager.default.removeItem(atPath: directory) }
         let rest = RouterREST(router: router, project: Self.project)
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
         let publisher = try ArchivePublisher(router: router, sessionId: sessionId, apiKey: Self.project.apiKey,
@@ -50,13 +43,7 @@ struct ConcurrentArchivesTests {
         }
 
         for (index, id) in ids.enumerated() {
-            var archive: [String: Any] = [:]
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline {
-                archive = (try? ArchiveTools.archive(router, Self.project, id)) ?? [:]
-                if let status = archive["status"] as? String, status == "available" || status == "failed" { break }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
+            let archive = Self.settled(router, id)
             #expect(archive["status"] as? String == "available", "\(archive)")
             let url = try #require(archive["url"] as? String, "\(archive)")
             let download = try ArchiveTools.get(url)
@@ -102,15 +89,8 @@ struct ConcurrentArchivesTests {
     /// added: of two publishers, only B was added, so B fills the canvas alone (one stream in
     /// `bestFit`) and A's stamp is nowhere in it.
     @Test func aManualComposedArchiveComposesOnlyTheStreamsAdded() throws {
-        let directory = NSTemporaryDirectory() + "otkit-manual-composed-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = RouterConfiguration()
-        configuration.projects = [Self.project]
-        configuration.logLevel = .error
-        configuration.archiveDirectory = directory + "/archives"
-        let router = try Router(configuration: configuration, media: try MediaRouter())
-        defer { router.stop() }
+        let (directory, router) = try Self.startRouter("otkit-manual-composed-")
+        defer { router.stop(); try? FileManager.default.removeItem(atPath: directory) }
         let rest = RouterREST(router: router, project: Self.project)
         let sessionId = try router.createSession(apiKey: Self.project.apiKey)
         var streams: [String] = []
@@ -134,13 +114,7 @@ struct ConcurrentArchivesTests {
         Thread.sleep(forTimeInterval: 4)
         #expect(try rest.post("archive/\(id)/stop").status == 200)
 
-        var archive: [String: Any] = [:]
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            archive = (try? ArchiveTools.archive(router, Self.project, id)) ?? [:]
-            if let status = archive["status"] as? String, status == "available" || status == "failed" { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        let archive = Self.settled(router, id)
         #expect(archive["status"] as? String == "available", "\(archive)")
         let download = try ArchiveTools.get(try #require(archive["url"] as? String, "\(archive)"))
         let file = directory + "/\(id).mp4"
@@ -151,5 +125,28 @@ struct ConcurrentArchivesTests {
         let stamp = ComposedMediaProbe.stamp(in: frame, canvasWidth: 640, x: alone.x, y: alone.y, width: alone.width,
                                              height: alone.height, sourceWidth: 160, sourceHeight: 120)
         #expect(stamp.map { $0 / 100_000 } == 2, "B alone fills the canvas: read \(String(describing: stamp))")
+    }
+
+    /// A router recording into a fresh temporary directory (`prefix` + a UUID), and that directory.
+    private static func startRouter(_ prefix: String) throws -> (directory: String, router: Router) {
+        let directory = NSTemporaryDirectory() + prefix + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var configuration = RouterConfiguration()
+        configuration.projects = [project]
+        configuration.logLevel = .error
+        configuration.archiveDirectory = directory + "/archives"
+        return (directory, try Router(configuration: configuration, media: try MediaRouter()))
+    }
+
+    /// The archive's JSON once it is `available` or `failed` (or as it stands after 60 s).
+    private static func settled(_ router: Router, _ id: String) -> [String: Any] {
+        var archive: [String: Any] = [:]
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            archive = (try? ArchiveTools.archive(router, project, id)) ?? [:]
+            if let status = archive["status"] as? String, status == "available" || status == "failed" { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return archive
     }
 }
