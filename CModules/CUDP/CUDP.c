@@ -2,6 +2,8 @@
 #include "CUDP.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -70,4 +72,32 @@ int CUDP_set_thread_name(const char *name) {
     strncpy(shortName, name, sizeof shortName - 1);
     shortName[sizeof shortName - 1] = 0;
     return pthread_setname_np(pthread_self(), shortName);
+}
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+
+int CUDP_segmentation_supported(int fd) {
+    int size = 0;
+    socklen_t length = sizeof size;
+    return getsockopt(fd, SOL_UDP, UDP_SEGMENT, &size, &length) == 0 ? 1 : 0;
+}
+
+unsigned int CUDP_segment_control_bytes(void) {
+    return CMSG_SPACE(sizeof(uint16_t));
+}
+
+void CUDP_set_segment_control(struct msghdr *header, void *control, uint16_t size) {
+    memset(control, 0, CMSG_SPACE(sizeof(uint16_t)));
+    header->msg_control = control;
+    header->msg_controllen = CMSG_SPACE(sizeof(uint16_t));
+    struct cmsghdr *c = CMSG_FIRSTHDR(header);
+    c->cmsg_level = SOL_UDP;
+    c->cmsg_type = UDP_SEGMENT;
+    c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+    memcpy(CMSG_DATA(c), &size, sizeof size);
 }

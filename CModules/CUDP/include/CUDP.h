@@ -45,6 +45,20 @@ int64_t CUDP_receive_timestamp(const struct msghdr *header);
 /// an age.
 int64_t CUDP_realtime_nanoseconds(void);
 
+/// Whether the kernel does UDP generic segmentation offload on `fd` (Linux ≥ 4.18: the
+/// socket accepts a `UDP_SEGMENT` control message, one send of several equal datagrams
+/// to one destination). 1 yes, 0 no. Cost: one getsockopt.
+int CUDP_segmentation_supported(int fd);
+
+/// Bytes of control buffer a message needs for its UDP_SEGMENT size
+/// (CMSG_SPACE(sizeof(uint16_t))).
+unsigned int CUDP_segment_control_bytes(void);
+
+/// Writes one UDP_SEGMENT control message (segment size `size`) at `control` and points
+/// `header`'s msg_control/msg_controllen at it; `control` must hold
+/// `CUDP_segment_control_bytes()` bytes, 8-aligned. No system call.
+void CUDP_set_segment_control(struct msghdr *header, void *control, uint16_t size);
+
 /// pthread_setname_np on the calling thread (a GNU extension; names are cut to 15 bytes).
 int CUDP_set_thread_name(const char *name);
 

@@ -13,9 +13,12 @@ public final class UDPMessageBatch: @unchecked Sendable {
     public let capacity: Int
     let messages: UnsafeMutablePointer<CUDPMessage>
     let vectors: UnsafeMutablePointer<iovec>
-    /// Per message, room for the kernel's receive-timestamp control message.
+    /// Per message, room for the kernel's receive-timestamp control message (received)
+    /// or a UDP_SEGMENT one (sent).
     let controls: UnsafeMutableRawPointer
     let controlBytes: Int
+    /// Per message of a segmented send, how many datagrams it carries.
+    let segments: UnsafeMutablePointer<Int>
 
     /// Allocates headers for `capacity` datagrams (32 is a good batch for media: a video
     /// frame at 1200-byte packets rarely needs more). Cost: one allocation of about
@@ -27,14 +30,17 @@ public final class UDPMessageBatch: @unchecked Sendable {
         messages.initialize(repeating: CUDPMessage(), count: capacity)
         vectors = .allocate(capacity: capacity)
         vectors.initialize(repeating: iovec(), count: capacity)
-        controlBytes = Int(CUDP_timestamp_control_bytes())
+        controlBytes = (max(Int(CUDP_timestamp_control_bytes()), Int(CUDP_segment_control_bytes())) + 7) & ~7
         controls = .allocate(byteCount: controlBytes * capacity, alignment: 8)
+        segments = .allocate(capacity: capacity)
+        segments.initialize(repeating: 0, count: capacity)
     }
 
     deinit {
         messages.deallocate()
         vectors.deallocate()
         controls.deallocate()
+        segments.deallocate()
     }
 
     /// Points message `index` at the free part of `buffer` to receive into it.
@@ -64,6 +70,55 @@ public final class UDPMessageBatch: @unchecked Sendable {
                 msg_iov: vectors + index, msg_iovlen: 1,
                 msg_control: nil, msg_controllen: 0, msg_flags: 0),
             length: 0)
+    }
+
+    /// Points message `index` at `buffers[first..<first+count]` (one I/O vector each, from
+    /// vector `vector` on) sent to the first one's peer; with more than one, a UDP_SEGMENT
+    /// control message of the first one's length makes the kernel cut them apart again
+    /// (UDP GSO). The caller checked that they qualify (`segmentRun`).
+    func prepareSegmentedSend(_ index: Int, _ buffers: [PacketBuffer], first: Int, count: Int, vector: Int) {
+        let head = buffers[first]
+        for offset in 0 ..< count {
+            let buffer = buffers[first + offset]
+            vectors[vector + offset] = iovec(iov_base: buffer.data + buffer.start, iov_len: buffer.length)
+        }
+        messages[index] = CUDPMessage(
+            header: msghdr(
+                msg_name: head.addressLength > 0 ? head.addressPointer : nil, msg_namelen: head.addressLength,
+                msg_iov: vectors + vector, msg_iovlen: count,
+                msg_control: nil, msg_controllen: 0, msg_flags: 0),
+            length: 0)
+        segments[index] = count
+        if count > 1 {
+            withUnsafeMutablePointer(to: &messages[index].header) {
+                CUDP_set_segment_control($0, controls + index * controlBytes, UInt16(head.length))
+            }
+        }
+    }
+
+    /// The most datagrams one UDP GSO send carries (the kernel's UDP_MAX_SEGMENTS, 64 on
+    /// older kernels) and the most bytes (an IP packet's 64 KB less headers, rounded down).
+    static let maximumSegments = 64
+    static let maximumSegmentedBytes = 60_000
+
+    /// How many of `buffers[first..<limit]` can go out as one segmented datagram: the same
+    /// peer and the same length as the first (the last of a run may be shorter), at most
+    /// `maximumSegments` and `maximumSegmentedBytes`. At least 1. Cost: a length and an
+    /// address comparison per buffer.
+    static func segmentRun(_ buffers: [PacketBuffer], first: Int, limit: Int) -> Int {
+        let head = buffers[first]
+        let size = head.length
+        guard size > 0 else { return 1 }
+        let most = min(limit - first, maximumSegments, maximumSegmentedBytes / size)
+        var count = 1
+        while count < most {
+            let next = buffers[first + count]
+            guard next.length <= size, next.length > 0, next.addressLength == head.addressLength,
+                  memcmp(next.addressPointer, head.addressPointer, Int(head.addressLength)) == 0 else { break }
+            count += 1
+            if next.length < size { break }  // a shorter one ends the run
+        }
+        return count
     }
 
     /// Copies what the kernel reported for message `index` into `buffer`.

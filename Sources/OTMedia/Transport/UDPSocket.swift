@@ -36,6 +36,8 @@ public final class UDPSocket: Sendable {
     private let refused = Atomic<Int>(0)
     private let sendDropped = Atomic<Int>(0)
     private let truncated = Atomic<Int>(0)
+    private let segmentation: Atomic<Bool>
+    private let segmentationFallbacks = Atomic<Int>(0)
 
     /// Opens a socket of `address`'s family and binds it to `address`.
     /// `receiveBufferBytes`/`sendBufferBytes` ask for kernel buffer sizes (`SO_RCVBUF`/
@@ -83,6 +85,7 @@ public final class UDPSocket: Sendable {
         }
         descriptor = Atomic(fd)
         batchedCalls = Atomic(true)
+        segmentation = Atomic(CUDP_segmentation_supported(fd) == 1)
         self.clock = clock
         // Kernel stamps are CLOCK_REALTIME, turned into an age against the system clock;
         // an injected clock (tests) keeps its own time.
@@ -127,6 +130,17 @@ public final class UDPSocket: Sendable {
     public var truncatedCount: Int { truncated.load(ordering: .relaxed) }
     /// False once the kernel said it has no `recvmmsg`/`sendmmsg` (or a test turned them off).
     public var usesBatchedCalls: Bool { batchedCalls.load(ordering: .relaxed) }
+
+    /// Whether `sendSegmented` hands runs of equal datagrams to the kernel as one (UDP GSO):
+    /// true when the kernel took the socket option at open, false once it refused a
+    /// segmented send (or a test turned it off).
+    public var usesSegmentation: Bool { segmentation.load(ordering: .relaxed) }
+    /// How many times the kernel refused a segmented send and `sendSegmented` fell back to
+    /// one datagram per message for good (0 or 1).
+    public var segmentationFallbackCount: Int { segmentationFallbacks.load(ordering: .relaxed) }
+
+    /// Turns segmented sends off, as if the kernel had refused one.
+    func disableSegmentation() { segmentation.store(false, ordering: .relaxed) }
 
     /// Turns the one-datagram-per-call fallback on, as if the kernel had said `ENOSYS`.
     func disableBatchedCalls() { batchedCalls.store(false, ordering: .relaxed) }
@@ -179,9 +193,88 @@ public final class UDPSocket: Sendable {
     /// the buffers (release them). Cost: one `sendmmsg` per `batch.capacity` buffers; no
     /// allocation, no lock.
     public func send(_ buffers: [PacketBuffer], maximum: Int? = nil, batch: UDPMessageBatch) throws(TransportError) -> IOResult {
-        let fd = try openDescriptor()
+        try send(buffers, from: 0, to: min(maximum ?? buffers.count, buffers.count), batch: batch)
+    }
+
+    /// Sends like `send`, but each run of consecutive buffers to the same peer with the
+    /// same length (the last of a run may be shorter; at most 64 datagrams and 60,000
+    /// bytes) goes to the kernel as one message with a `UDP_SEGMENT` control message (UDP
+    /// GSO, Linux ≥ 4.18): the kernel builds, routes and filters one packet and cuts it
+    /// into the datagrams at the end, so the receiver gets exactly what `send` would have
+    /// sent. The return value counts buffers, as `send`'s does. Falls back to `send`'s
+    /// one datagram per message when the kernel has no GSO, and for good the first time it
+    /// refuses a segmented message (`segmentationFallbackCount`; that message's datagrams
+    /// are then sent one by one). Cost: one `sendmmsg` per `batch.capacity` messages, an
+    /// address comparison per buffer; no allocation, no lock.
+    public func sendSegmented(_ buffers: [PacketBuffer], maximum: Int? = nil, batch: UDPMessageBatch) throws(TransportError) -> IOResult {
         let total = min(maximum ?? buffers.count, buffers.count)
+        guard segmentation.load(ordering: .relaxed), batchedCalls.load(ordering: .relaxed), total > 1 else {
+            return try send(buffers, from: 0, to: total, batch: batch)
+        }
+        let fd = try openDescriptor()
         var done = 0
+        var refusals = 0
+        while done < total {
+            var messageCount = 0
+            var vectorCount = 0
+            var position = done
+            while position < total, messageCount < batch.capacity, vectorCount < batch.capacity {
+                let run = UDPMessageBatch.segmentRun(buffers, first: position, limit: min(total, position + batch.capacity - vectorCount))
+                batch.prepareSegmentedSend(messageCount, buffers, first: position, count: run, vector: vectorCount)
+                messageCount += 1
+                vectorCount += run
+                position += run
+            }
+            var sent = 0
+            while sent < messageCount {
+                let result = CUDP_sendmmsg(fd, batch.messages + sent, UInt32(messageCount - sent), 0)
+                if result > 0 {
+                    for message in sent ..< sent + Int(result) { done += batch.segments[message] }
+                    sent += Int(result)
+                    continue
+                }
+                let code = errno
+                let datagrams = batch.segments[sent]
+                switch code {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: return .wouldBlock(done)
+                case ECONNREFUSED:
+                    refused.add(1, ordering: .relaxed)
+                    refusals += 1
+                    if refusals > messageCount {
+                        sendDropped.add(datagrams, ordering: .relaxed)
+                        done += datagrams
+                        sent += 1
+                        refusals = 0
+                    }
+                case ENOSYS:
+                    disableBatchedCalls()
+                    return try send(buffers, from: done, to: total, batch: batch)
+                case EMSGSIZE, EINVAL, EIO, EOPNOTSUPP, ENOPROTOOPT, EAFNOSUPPORT, ENETUNREACH, EHOSTUNREACH, EPERM, EACCES,
+                     ENOBUFS, EDESTADDRREQ:
+                    if datagrams > 1, code == EMSGSIZE || code == EINVAL || code == EIO || code == EOPNOTSUPP || code == ENOPROTOOPT {
+                        // The kernel (or the route's device or MTU) will not segment: plain
+                        // sends from here on, this message's datagrams included.
+                        disableSegmentation()
+                        segmentationFallbacks.add(1, ordering: .relaxed)
+                        return try send(buffers, from: done, to: total, batch: batch)
+                    }
+                    // These datagrams cannot go out; the rest may.
+                    sendDropped.add(datagrams, ordering: .relaxed)
+                    done += datagrams
+                    sent += 1
+                default: throw .system("sendmmsg", code)
+                }
+            }
+        }
+        return .processed(done)
+    }
+
+    /// `send` of `buffers[start..<total]`; the result counts from 0 (buffers before
+    /// `start` count as consumed).
+    private func send(_ buffers: [PacketBuffer], from start: Int, to total: Int, batch: UDPMessageBatch) throws(TransportError) -> IOResult {
+        let fd = try openDescriptor()
+        var done = start
         var refusals = 0
         while done < total {
             let count = min(total - done, batch.capacity)
