@@ -54,6 +54,11 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     private var receiveBuffers: [PacketBuffer] = []
     private let receiveMessages = UDPMessageBatch(capacity: ForwardingHandler.receiveBatch)
     let sendMessages = UDPMessageBatch(capacity: ForwardingHandler.sendBatch)
+    /// The most packets one fan-out send gathers from the legs that share a socket.
+    static let fanOutCapacity = 512
+    /// Scratch for the fan-out send: several legs' queues, one after the other.
+    private var fanOut: [PacketBuffer] = []
+    private let fanOutMessages = UDPMessageBatch(capacity: ForwardingHandler.fanOutCapacity)
     private var single: [PacketBuffer] = []
     private var ntp = NTPClock.system()
     var nextReport: UInt64 = 0
@@ -81,6 +86,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         polled = subscribers.filter(\.ownsSocket)
         inboxBuffers.reserveCapacity(256)
         inboxTags.reserveCapacity(256)
+        fanOut.reserveCapacity(Self.fanOutCapacity)
         for _ in 0..<Self.receiveBatch { if let buffer = receivePool.take() { receiveBuffers.append(buffer) } }
         single.reserveCapacity(1)
     }
@@ -159,10 +165,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                 bad()  // a leg that left meanwhile
             }
         }
-        for leg in subscribers {
-            if !leg.outgoing.isEmpty { flush(leg, now: now) }
-            if !leg.resend.isEmpty { flushResends(leg) }
-        }
+        flushAll(now: now)
+        for leg in subscribers where !leg.resend.isEmpty { flushResends(leg) }
         inboxTags.removeAll(keepingCapacity: true)
         group.inbox.recycle(&inboxBuffers)
         return true
@@ -235,7 +239,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
                 guard let result = try? publisher.socket.receive(into: receiveBuffers, batch: receiveMessages),
                       case .processed(let count) = result, count > 0 else { break }
                 for slot in 0..<count { fromPublisher(receiveBuffers[slot], now: now) }
-                for leg in subscribers where !leg.outgoing.isEmpty { flush(leg, now: now) }
+                flushAll(now: now)
                 if count < Self.receiveBatch { break }
             }
         } else if index >= first, index - first < polled.count {
@@ -579,11 +583,57 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
 
     // MARK: - Send
 
-    /// Sends a leg's queue with `sendmmsg`; video packets then go into its history (sent
-    /// or not: a packet the kernel refused can still be NACKed), the rest back to the pool.
+    /// Sends every leg's queue: the queues of consecutive legs that send from one socket
+    /// (every edge leg: the edge's port) go out together, one `sendSegmented` for all of
+    /// them (up to `fanOutCapacity` packets), so one incoming packet's N copies cost one
+    /// `sendmmsg`, and each leg's run of equal-sized packets one GSO send. A leg with its
+    /// own socket sends alone, as `flush` does. No allocation (the scratch keeps its
+    /// capacity); a retain per gathered packet.
+    func flushAll(now: UInt64) {
+        let legs = subscribers
+        var first = 0
+        while first < legs.count {
+            let socket = legs[first].socket
+            var end = first
+            var queued = 0
+            while end < legs.count, legs[end].socket === socket, queued + legs[end].outgoing.count <= Self.fanOutCapacity {
+                queued += legs[end].outgoing.count
+                end += 1
+            }
+            if end <= first + 1 || queued == 0 {
+                // One leg, or nothing queued: a leg's own flush.
+                let stop = max(end, first + 1)
+                for position in first ..< stop where !legs[position].outgoing.isEmpty { flush(legs[position], now: now) }
+                first = stop
+                continue
+            }
+            for position in first ..< end { fanOut.append(contentsOf: legs[position].outgoing) }
+            let sent = (try? socket.sendSegmented(fanOut, batch: fanOutMessages).count) ?? 0
+            fanOut.removeAll(keepingCapacity: true)
+            var offset = 0
+            for position in first ..< end {
+                let leg = legs[position]
+                let count = leg.outgoing.count
+                guard count > 0 else { continue }
+                finishFlush(leg, sent: min(max(sent - offset, 0), count), now: now)
+                offset += count
+            }
+            first = end
+        }
+    }
+
+    /// Sends a leg's queue with `sendmmsg` (equal-sized runs as one GSO send); video packets
+    /// then go into its history (sent or not: a packet the kernel refused can still be
+    /// NACKed), the rest back to the pool.
     func flush(_ leg: SubscriberLeg, now: UInt64) {
         guard !leg.outgoing.isEmpty else { return }
-        let sent = (try? leg.socket.send(leg.outgoing, batch: sendMessages).count) ?? 0
+        let sent = (try? leg.socket.sendSegmented(leg.outgoing, batch: sendMessages).count) ?? 0
+        finishFlush(leg, sent: sent, now: now)
+    }
+
+    /// After a send of the leg's whole queue of which the first `sent` went out: history,
+    /// pool, counters; empties the queue.
+    private func finishFlush(_ leg: SubscriberLeg, sent: Int, now: UInt64) {
         var bytes: UInt64 = 0
         for (index, buffer) in leg.outgoing.enumerated() {
             if index < sent { bytes += UInt64(buffer.length) }
