@@ -22,7 +22,8 @@ import OTRecording
 /// Timers: an RR + SDES to the publisher every second; pending keyframe requests.
 /// Cost per forwarded packet: one copy, one SRTP protect, a share of one `sendmmsg`; per
 /// received packet one unprotect. No allocation and no lock in steady state (pools, kept
-/// arrays, relaxed atomics).
+/// arrays, relaxed atomics). Its state is its thread's alone, so its fields opt out of
+/// Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`), as the legs' do.
 final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// Packets per `sendmmsg` and per receive batch.
     static let sendBatch = 64
@@ -40,42 +41,42 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     let publisher: PublisherLeg
     /// The legs forwarded to, in socket order (index 1...); replaced at a wake-up when the
     /// group's membership changed (`LegTable`).
-    private(set) var subscribers: [SubscriberLeg]
+    @exclusivity(unchecked) private(set) var subscribers: [SubscriberLeg]
     /// The subscriber legs with a socket of their own, in socket order after the
     /// publisher's (edge legs are not polled: their packets come through the inbox).
-    private var polled: [SubscriberLeg] = []
+    @exclusivity(unchecked) private var polled: [SubscriberLeg] = []
     /// Whether socket index 0 is the publisher's (false for an edge publisher).
     private let publisherPolled: Bool
     /// The inbox's packets and tags while the thread handles them (swapped, not copied).
-    private var inboxBuffers: [PacketBuffer] = []
-    private var inboxTags: [UInt32] = []
+    @exclusivity(unchecked) private var inboxBuffers: [PacketBuffer] = []
+    @exclusivity(unchecked) private var inboxTags: [UInt32] = []
     let counters: GroupCounters
     private let receivePool = PacketBufferPool(initialCount: ForwardingHandler.receiveBatch, bufferSize: 2048, headroom: 0)
-    private var receiveBuffers: [PacketBuffer] = []
+    @exclusivity(unchecked) private var receiveBuffers: [PacketBuffer] = []
     private let receiveMessages = UDPMessageBatch(capacity: ForwardingHandler.receiveBatch)
     let sendMessages = UDPMessageBatch(capacity: ForwardingHandler.sendBatch)
     /// The most packets one fan-out send gathers from the legs that share a socket.
     static let fanOutCapacity = 512
     /// Scratch for the fan-out send: several legs' queues, one after the other.
-    private var fanOut: [PacketBuffer] = []
+    @exclusivity(unchecked) private var fanOut: [PacketBuffer] = []
     private let fanOutMessages = UDPMessageBatch(capacity: ForwardingHandler.fanOutCapacity)
-    private var single: [PacketBuffer] = []
-    private var ntp = NTPClock.system()
-    var nextReport: UInt64 = 0
-    var nextFeedback: UInt64 = 0
-    var nextAdaptation: UInt64 = 0
-    var nextProbe: UInt64 = 0
+    @exclusivity(unchecked) private var single: [PacketBuffer] = []
+    @exclusivity(unchecked) private var ntp = NTPClock.system()
+    @exclusivity(unchecked) var nextReport: UInt64 = 0
+    @exclusivity(unchecked) var nextFeedback: UInt64 = 0
+    @exclusivity(unchecked) var nextAdaptation: UInt64 = 0
+    @exclusivity(unchecked) var nextProbe: UInt64 = 0
     /// Where a transport-wide feedback to the publisher is built (1200 bytes, once).
     let feedbackScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1200, alignment: 4)
     /// Where the NACKs to the publisher are gathered (allocated once).
     let upstreamNACKScratch = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 64)
     let upstreamNACKPairs = UnsafeMutableBufferPointer<NACKPair>.allocate(capacity: 64)
     /// What each layer of the stream costs, measured here.
-    var meter = LayerMeter()
+    @exclusivity(unchecked) var meter = LayerMeter()
     /// The archive recorder fed from this thread (`RecorderSlot`), and the slot's
     /// generation it was taken at.
-    var recorder: (any RecordingSink)?
-    private var recorderSeen: UInt64 = 0
+    @exclusivity(unchecked) var recorder: (any RecordingSink)?
+    @exclusivity(unchecked) private var recorderSeen: UInt64 = 0
 
     init(group: ForwardingGroup, subscribers: [SubscriberLeg]) {
         self.group = group

@@ -23,7 +23,10 @@ enum LegEndpoint {
 /// Threads: built on the control thread, then used by exactly one forwarding thread at a
 /// time (a group stops its thread before it starts the next one), so the mutable state
 /// needs no lock; `@unchecked Sendable` for that hand-over. The reported figures at the
-/// bottom are atomics that the control plane reads.
+/// bottom are atomics that the control plane reads. For the same reason the mutable
+/// fields (here and in the subclasses) opt out of Swift's dynamic exclusivity checks
+/// (`@exclusivity(unchecked)`): they are touched per packet per leg, by one thread, and
+/// a runtime check per access showed in the forwarding thread's profile.
 class RouterLeg: @unchecked Sendable {
     /// The socket this leg's packets leave from: its own UDP port, or for an edge leg the
     /// edge's shared port (never polled nor closed by the leg's group).
@@ -35,9 +38,9 @@ class RouterLeg: @unchecked Sendable {
     let receiver: SRTPSession?
     /// Protects what the router sends (keys = the leg's `routerKey`, or on an edge leg the
     /// DTLS-exported keys, set by the forwarding thread once the handshake connected).
-    var sender: SRTPSession?
+    @exclusivity(unchecked) var sender: SRTPSession?
     /// An edge leg's ICE-selected address (forwarding thread only).
-    var edgeAddress: SocketAddress?
+    @exclusivity(unchecked) var edgeAddress: SocketAddress?
     /// Buffers for what this leg sends (and, for subscribers, its retransmission history).
     let pool: PacketBufferPool
     /// What the client is told about this leg.
@@ -57,9 +60,9 @@ class RouterLeg: @unchecked Sendable {
         return edgeAddress
     }
     /// Decides when the address moves (forwarding thread only).
-    var addressGuard = LegAddressGuard()
+    @exclusivity(unchecked) var addressGuard = LegAddressGuard()
     /// The sender SSRCs the client may use (forwarding thread only).
-    var ssrcGate = LegSSRCGate()
+    @exclusivity(unchecked) var ssrcGate = LegSSRCGate()
     /// Where moves are logged (nil: not logged).
     let log: RouterLog?
     /// The router's SDES CNAME bytes, kept for the leg's lifetime.
@@ -190,33 +193,33 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
     let encodingSSRCs: [UInt32]
     /// Per encoding (forwarding thread only): whether its last packet ended a frame, and
     /// the size its last keyframe gave (0 until one arrived).
-    var encodingFrameEnded: [Bool]
-    var encodingWidth: [Int]
-    var encodingHeight: [Int]
+    @exclusivity(unchecked) var encodingFrameEnded: [Bool]
+    @exclusivity(unchecked) var encodingWidth: [Int]
+    @exclusivity(unchecked) var encodingHeight: [Int]
     /// Per encoding: the holes in its sequence numbers, NACKed to the publisher.
-    var gaps: [UpstreamGaps]
+    @exclusivity(unchecked) var gaps: [UpstreamGaps]
     /// Transport-wide arrivals for the feedback to the publisher.
-    var arrivals = TransportFeedbackRecorder(configuration: .reordering)
+    @exclusivity(unchecked) var arrivals = TransportFeedbackRecorder(configuration: .reordering)
     /// The router's own SSRC as a receiver (its RRs and PLIs).
     let routerSSRC: UInt32
-    var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
+    @exclusivity(unchecked) var audioStatistics = ReceiveStreamStatistics(clockRate: 48_000)
     /// Per video encoding (spatial index): what the router's receiver reports say of it.
     /// Each layer a simulcast publisher sends gets its own report block (RFC 3550 6.4.2):
     /// a browser shows remote-inbound-rtp and measures its round trip per SSRC it sends,
     /// and stops repeating mid/rid on a layer only once a report names it.
-    var encodingStatistics: [ReceiveStreamStatistics]
-    var audioSeen = false
-    var videoSeen = false
+    @exclusivity(unchecked) var encodingStatistics: [ReceiveStreamStatistics]
+    @exclusivity(unchecked) var audioSeen = false
+    @exclusivity(unchecked) var videoSeen = false
     /// The latest sender report of each video encoding and of the audio: NTP middle 32
     /// bits and arrival (monotonic ns), for the LSR/DLSR of our receiver reports (RFC 3550
     /// 6.4.1), from which the publisher computes its round trip.
-    var encodingReportNotes: [(middle32: UInt32, receivedAt: UInt64)]
-    var audioReportNote: (middle32: UInt32, receivedAt: UInt64) = (0, 0)
+    @exclusivity(unchecked) var encodingReportNotes: [(middle32: UInt32, receivedAt: UInt64)]
+    @exclusivity(unchecked) var audioReportNote: (middle32: UInt32, receivedAt: UInt64) = (0, 0)
     /// Whether the last video packet received ended a frame (RTP marker): the next one
     /// starts a picture, where a subscriber's video may be switched on or off.
-    var videoFrameEnded = true
+    @exclusivity(unchecked) var videoFrameEnded = true
     /// When the router last sent a PLI to this publisher (monotonic ns; 0 = never).
-    var lastKeyframeRequest: UInt64 = 0
+    @exclusivity(unchecked) var lastKeyframeRequest: UInt64 = 0
 
     /// A publisher leg on its own socket bound to `bind` (SDES keys).
     convenience init(streamId: String, bindingTo bind: SocketAddress, host: String, profile: SRTPProfile,
@@ -228,7 +231,7 @@ final class PublisherLeg: RouterLeg, @unchecked Sendable {
 
     /// A browser publisher's numbering, rewritten to the router's on arrival (edge legs
     /// negotiated by SDP; nil for native clients, which use the router's numbering).
-    var ingress: BrowserIngressMap?
+    @exclusivity(unchecked) var ingress: BrowserIngressMap?
 
     /// `browserSSRCs`: the SSRCs a browser's offer announced (it chooses its own), used
     /// instead of fresh ones (one video encoding); `ingress`: its PT / extension map.
@@ -295,34 +298,34 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     let videoSSRC: UInt32
     /// Forwarded audio sequence = publisher sequence - skipped + offset; set by the first
     /// packet forwarded, so every leg starts at a random sequence number. (Video: `route`.)
-    var audioOffset: UInt16?
+    @exclusivity(unchecked) var audioOffset: UInt16?
     /// Audio packets not forwarded to this leg (the client turned audio off, or a
     /// moderator force-muted the stream), modulo 2^16: the leg's sequence numbers are
     /// shifted down by it so the pause does not look like loss.
-    var audioSkipped: UInt16 = 0
+    @exclusivity(unchecked) var audioSkipped: UInt16 = 0
     let audioStart = UInt16.random(in: 0 ... .max)
     /// Packets protected and waiting for the next `sendmmsg`.
-    var outgoing: [PacketBuffer] = []
+    @exclusivity(unchecked) var outgoing: [PacketBuffer] = []
     /// Retransmissions waiting for the next `sendmmsg` (they stay in `history`).
-    var resend: [PacketBuffer] = []
+    @exclusivity(unchecked) var resend: [PacketBuffer] = []
     /// Sent video packets (SRTP-protected, as sent) by sequence number modulo the capacity.
-    var history: [PacketBuffer?]
-    var historySentAt: [UInt64]
+    @exclusivity(unchecked) var history: [PacketBuffer?]
+    @exclusivity(unchecked) var historySentAt: [UInt64]
     /// Which NACKed packets may be resent now: once per round trip, within the leg's
     /// budget (forwarding thread only).
-    var resendGuard = LegResendGuard(slots: SubscriberLeg.historyCapacity)
+    @exclusivity(unchecked) var resendGuard = LegResendGuard(slots: SubscriberLeg.historyCapacity)
     /// The last sender report forwarded to this leg per kind: its NTP middle 32 bits and
     /// when it went (monotonic ns), to measure the leg's round trip from the LSR/DLSR of
     /// the client's receiver reports (RFC 3550 6.4.1).
-    var videoReportSent: (middle32: UInt32, sentAt: UInt64) = (0, 0)
-    var audioReportSent: (middle32: UInt32, sentAt: UInt64) = (0, 0)
+    @exclusivity(unchecked) var videoReportSent: (middle32: UInt32, sentAt: UInt64) = (0, 0)
+    @exclusivity(unchecked) var audioReportSent: (middle32: UInt32, sentAt: UInt64) = (0, 0)
     /// Latest receiver-report figures for this leg, read by the control plane.
     let reportedLost = Atomic<Int64>(0)
     let reportedJitterMicroseconds = Atomic<UInt64>(0)
     /// Congestion control, layers and audio fallback (forwarding thread only).
-    var adaptation = LegAdaptation()
+    @exclusivity(unchecked) var adaptation = LegAdaptation()
     /// Which encoding and temporal layers reach the client (forwarding thread only).
-    var route: LegVideoRoute
+    @exclusivity(unchecked) var route: LegVideoRoute
     /// The subscriber's preferences (control plane writes, then bumps the generation;
     /// 0 = none; frame rate in millihertz).
     let preferredWidth = Atomic<Int>(0)
