@@ -38,6 +38,7 @@ public final class UDPSocket: Sendable {
     private let truncated = Atomic<Int>(0)
     private let segmentation: Atomic<Bool>
     private let segmentationFallbacks = Atomic<Int>(0)
+    private let segmented = Atomic<Int>(0)
 
     /// Opens a socket of `address`'s family and binds it to `address`.
     /// `receiveBufferBytes`/`sendBufferBytes` ask for kernel buffer sizes (`SO_RCVBUF`/
@@ -139,6 +140,10 @@ public final class UDPSocket: Sendable {
     /// one datagram per message for good (0 or 1).
     public var segmentationFallbackCount: Int { segmentationFallbacks.load(ordering: .relaxed) }
 
+    /// Datagrams `sendSegmented` handed the kernel inside segmented (GSO) messages, i.e. in
+    /// runs of two or more.
+    public var segmentedDatagramCount: Int { segmented.load(ordering: .relaxed) }
+
     /// Turns segmented sends off, as if the kernel had refused one.
     func disableSegmentation() { segmentation.store(false, ordering: .relaxed) }
 
@@ -229,7 +234,13 @@ public final class UDPSocket: Sendable {
             while sent < messageCount {
                 let result = CUDP_sendmmsg(fd, batch.messages + sent, UInt32(messageCount - sent), 0)
                 if result > 0 {
-                    for message in sent ..< sent + Int(result) { done += batch.segments[message] }
+                    var grouped = 0
+                    for message in sent ..< sent + Int(result) {
+                        let datagrams = batch.segments[message]
+                        done += datagrams
+                        if datagrams > 1 { grouped += datagrams }
+                    }
+                    if grouped > 0 { segmented.add(grouped, ordering: .relaxed) }
                     sent += Int(result)
                     continue
                 }
