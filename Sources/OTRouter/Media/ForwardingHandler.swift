@@ -673,6 +673,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             let sources = RTCPList(UnsafeBufferPointer(storage))
             if let out = rtcp(leg, to: address, { writer throws(RTCPError) in
                 try writer.append(ReceiverReport(ssrc: leg.videoSSRC))
+                try writer.append(SourceDescription(ssrc: leg.videoSSRC, cname: leg.cname))
                 try writer.append(Goodbye(sources: sources))
             }) {
                 leg.outgoing.append(out)

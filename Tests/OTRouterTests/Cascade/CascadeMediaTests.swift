@@ -144,29 +144,47 @@ import Testing
         #expect(rig.c.isCascaded(streamId: "s1"))
     }
 
+    /// An origin that notes the preferences it is sent, then passes every call on.
+    final class NotingOrigin: CascadeOrigin, @unchecked Sendable {
+        let inner: CascadeControlOrigin
+        let sent = Mutex<[(width: Int?, height: Int?, frameRate: Double?)]>([])
+        init(_ inner: CascadeControlOrigin) { self.inner = inner }
+        func openEgress(streamId: String, node: String, transport: WireTransport) throws(MediaError) -> WireMediaLeg {
+            try inner.openEgress(streamId: streamId, node: node, transport: transport)
+        }
+        func closeEgress(streamId: String, node: String) { inner.closeEgress(streamId: streamId, node: node) }
+        func setPreferences(streamId: String, node: String, width: Int?, height: Int?, frameRate: Double?) {
+            sent.withLock { $0.append((width, height, frameRate)) }
+            inner.setPreferences(streamId: streamId, node: node, width: width, height: height, frameRate: frameRate)
+        }
+        var last: (width: Int?, height: Int?, frameRate: Double?)? { sent.withLock { $0.last } }
+    }
+
     @Test func preferencesOfTheReceivingNodeTravelUpstreamAsTheirAggregate() throws {
         let rig = try Rig()
+        let origin = NotingOrigin(rig.origin)
         let publisher = try TestPublisher(leg: rig.a.addAVPublisher("s1"))
         defer { publisher.stop() }
-        try rig.b.openCascadeIngress(streamId: "s1", node: "b", origin: rig.origin)
+        try rig.b.openCascadeIngress(streamId: "s1", node: "b", origin: origin)
         let b1 = try TestSubscriber(leg: rig.b.addAVSubscriber("b1", to: "s1"))
         let b2 = try TestSubscriber(leg: rig.b.addAVSubscriber("b2", to: "s1"))
         defer { b1.stop(); b2.stop() }
         #expect(waitUntil(seconds: 30) { b1.decoded.frameNumbers.count >= 10 && b2.decoded.frameNumbers.count >= 10 })
-        // Both at 15 fps: the egress drops the temporal layers above (its frame rate halves).
+        // b2 has said nothing yet: no limit. Both limited: the largest of the two goes up.
         rig.b.setPreferences(subscriberId: "b1", width: 160, height: 120, frameRate: 15)
-        rig.b.setPreferences(subscriberId: "b2", width: 320, height: 240, frameRate: 15)
-        let egress = "cascade/b/s1"
-        #expect(waitUntil(seconds: 20) { (rig.a.status(subscriberId: egress)?.framesDropped ?? 0) > 20 },
-                "A's egress thins to 15 fps: \(String(describing: rig.a.status(subscriberId: egress)))")
-        // One subscriber wants everything again: the aggregate has no limit, nothing more is dropped.
-        rig.b.setPreferences(subscriberId: "b2", width: nil, height: nil, frameRate: nil)
-        Thread.sleep(forTimeInterval: 0.5)  // the change reaches the egress (no assertion on time)
-        let dropped = rig.a.status(subscriberId: egress)?.framesDropped ?? 0
-        let framesBefore = b2.decoded.frameNumbers.count
-        #expect(waitUntil(seconds: 20) { b2.decoded.frameNumbers.count >= framesBefore + 60 })
-        let droppedAfter = rig.a.status(subscriberId: egress)?.framesDropped ?? 0
-        print("cascade: egress dropped \(dropped) frames at 15 fps, \(droppedAfter - dropped) more after the limit went")
-        #expect(droppedAfter - dropped < 10, "the aggregate lost its limit: \(droppedAfter - dropped) more dropped")
+        #expect(waitUntil(seconds: 20) { origin.sent.withLock { $0.count } >= 1 })
+        #expect(origin.last.map { $0.width == nil && $0.height == nil && $0.frameRate == nil } == true, "\(String(describing: origin.last))")
+        rig.b.setPreferences(subscriberId: "b2", width: 320, height: 240, frameRate: 7.5)
+        #expect(waitUntil(seconds: 20) { origin.last.map { $0.width == 320 && $0.height == 240 && $0.frameRate == 15 } == true },
+                "\(String(describing: origin.last))")
+        // The one wanting more leaves: the aggregate follows the one left.
+        rig.b.removeSubscriber(subscriberId: "b2")
+        rig.b.setPreferences(subscriberId: "b1", width: 160, height: 120, frameRate: 10)
+        #expect(waitUntil(seconds: 20) { origin.last.map { $0.width == 160 && $0.height == 120 && $0.frameRate == 10 } == true },
+                "\(String(describing: origin.last))")
+        // The egress leg on A took them: its frames still arrive (one layer, nothing to thin).
+        let count = b1.decoded.frameNumbers.count
+        #expect(waitUntil(seconds: 20) { b1.decoded.frameNumbers.count >= count + 10 })
+        #expect(rig.a.cascadeCounters.snapshot.requestsRefused == 0)
     }
 }
