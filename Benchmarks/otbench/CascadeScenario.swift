@@ -44,6 +44,8 @@ enum CascadeScenario: Scenario {
         let protector: SRTPSession
         let ssrc: UInt32
         let receivers: [UDPSocket]
+        /// The path's packets: one ring per path, so its sequence numbers run on across blasts.
+        let ring: RouterBlastRing
         let delivered: () -> UInt64
         let cpu: () -> UInt64
     }
@@ -54,7 +56,7 @@ enum CascadeScenario: Scenario {
         // Local: one router, no edge.
         let local = try MediaRouter(host: "127.0.0.1", profile: profile, edge: nil)
         defer { local.removePublisher(streamId: stream) }
-        let localPath = try path(publisher: local, subscribers: local, stream: stream, n: n, profile: profile) {
+        let localPath = try path(publisher: local, subscribers: local, stream: stream, n: n, packets: packets, profile: profile) {
             let c = local.counters(streamId: stream)
             return c?.forwardingCPUNanoseconds ?? 0
         }
@@ -64,7 +66,7 @@ enum CascadeScenario: Scenario {
         let b = try MediaRouter(host: "127.0.0.1", profile: profile, edge: nil)
         defer { b.closeCascadeIngress(streamId: stream); a.removePublisher(streamId: stream) }
         let origin = CascadeControlOrigin.local(CascadeControl(router: a, secret: secret), secret: secret)
-        let cascadePath = try path(publisher: a, subscribers: b, stream: stream, n: n, profile: profile, before: {
+        let cascadePath = try path(publisher: a, subscribers: b, stream: stream, n: n, packets: packets, profile: profile, before: {
             a.setSubscriberAudioFallback(streamId: stream, enabled: false)  // no audio to fall back to
             try b.openCascadeIngress(streamId: stream, node: "b", origin: origin, linger: 3_600_000_000_000)
         }) {
@@ -104,7 +106,7 @@ enum CascadeScenario: Scenario {
 
     /// Publishes `stream` on `publisher` (SDES leg), runs `before`, and subscribes N
     /// receivers on `subscribers`, each announcing itself so the router learns its address.
-    static func path(publisher: MediaRouter, subscribers: MediaRouter, stream: String, n: Int, profile: SRTPProfile,
+    static func path(publisher: MediaRouter, subscribers: MediaRouter, stream: String, n: Int, packets: Int, profile: SRTPProfile,
                      before: () throws -> Void = {}, cpu: @escaping () -> UInt64) throws -> Path {
         let leg = try publisher.addPublisher(streamId: stream, audio: false, video: true)
         try before()
@@ -120,7 +122,8 @@ enum CascadeScenario: Scenario {
         while (subscribers.counters(streamId: stream)?.receiverReports ?? 0) < UInt64(n), MonotonicClock.nanoseconds() < deadline {
             sleepMilliseconds(5)
         }
-        return Path(port: UInt16(leg.port), protector: protector, ssrc: leg.videoSSRC ?? 1, receivers: receivers,
+        let ring = RouterBlastRing(packets: packets, ssrc: leg.videoSSRC ?? 1, payloadBytes: RouterScenario.payloadBytes)
+        return Path(port: UInt16(leg.port), protector: protector, ssrc: leg.videoSSRC ?? 1, receivers: receivers, ring: ring,
                     delivered: { subscribers.counters(streamId: stream)?.packetsOut ?? 0 }, cpu: cpu)
     }
 
@@ -133,7 +136,7 @@ enum CascadeScenario: Scenario {
         defer { bare_drain_stop(drain) }
         let blaster = try UDPSocket(bindingTo: .ipv4Loopback(), sendBufferBytes: 4 << 20)
         defer { blaster.close() }
-        let ring = RouterBlastRing(packets: packets, ssrc: path.ssrc, payloadBytes: RouterScenario.payloadBytes)
+        let ring = path.ring
         try ring.fill(protector: path.protector)
         let delivered0 = path.delivered(), cpu0 = path.cpu()
         try ring.blast(from: blaster, to: path.port, drain: drain, receivers: n, forwarded: path.delivered)

@@ -38,8 +38,9 @@ final class CascadeIngress: Sendable {
         timer.schedule(deadline: .now() + .nanoseconds(Int(linger)), repeating: .nanoseconds(Int(linger)))
         timer.setEventHandler { [weak self] in
             guard let self else { return }
+            let isIdle = idle()  // the router's lock, not under ours (the router ends us under its own)
             let due = self.state.withLock { state -> Bool in
-                state.idleTicks = idle() ? state.idleTicks + 1 : 0
+                state.idleTicks = isIdle ? state.idleTicks + 1 : 0
                 return state.idleTicks >= 2
             }
             if due { close() }
