@@ -41,6 +41,7 @@ public struct CascadeControlOrigin: CascadeOrigin {
         }
     }
 
+    /// `open` (see `CascadeOrigin`): one call, the reply decoded as a `WireMediaLeg`.
     public func openEgress(streamId: String, node: String, transport: WireTransport) throws(MediaError) -> WireMediaLeg {
         let reply = try call(CascadeControlRequest(action: .open, streamId: streamId, node: node, transport: transport))
         guard let leg = try? JSONDecoder().decode(WireMediaLeg.self, from: Data(reply)) else {
@@ -49,10 +50,12 @@ public struct CascadeControlOrigin: CascadeOrigin {
         return leg
     }
 
+    /// `close` (see `CascadeOrigin`): one call, errors dropped.
     public func closeEgress(streamId: String, node: String) {
         _ = try? call(CascadeControlRequest(action: .close, streamId: streamId, node: node))
     }
 
+    /// `preferences` (see `CascadeOrigin`): one call, errors dropped.
     public func setPreferences(streamId: String, node: String, width: Int?, height: Int?, frameRate: Double?) {
         _ = try? call(CascadeControlRequest(action: .preferences, streamId: streamId, node: node, width: width, height: height,
                                             frameRate: frameRate))
