@@ -123,6 +123,28 @@ import Testing
         #expect(throws: MediaError.self) { try rig.b.addAVSubscriber("b2", to: "s1") }
     }
 
+    @Test func anOriginThatGoesSilentWithoutABYEIsEndedWhenConsentLapses() throws {
+        let rig = try Rig()
+        let ended = Mutex<[MediaLegEnded]>([])
+        rig.b.setLegEndedHandler { event in ended.withLock { $0.append(event) } }
+        let publisher = try TestPublisher(leg: rig.a.addAVPublisher("s1"))
+        defer { publisher.stop() }
+        let consent = ICEConsentKeeper.Timing(interval: 300_000_000, jitter: 0.2, timeout: 2_000_000_000)
+        try rig.b.openCascadeIngress(streamId: "s1", node: "b", origin: rig.origin, consent: consent)
+        let subscriber = try TestSubscriber(leg: rig.b.addAVSubscriber("b1", to: "s1"))
+        defer { subscriber.stop() }
+        #expect(waitUntil(seconds: 30) { subscriber.decoded.frameNumbers.count >= 30 })
+        // Consent holds while A answers: several intervals pass and the ingress stays.
+        let decoded = subscriber.decoded.frameNumbers.count
+        #expect(waitUntil(seconds: 30) { subscriber.decoded.frameNumbers.count >= decoded + 90 })
+        #expect(rig.b.isCascaded(streamId: "s1"), "consent answered: the ingress stays")
+        // A's edge dies (as under SIGKILL: no BYE, no answers): B notices when consent lapses.
+        rig.a.edge?.stop()
+        #expect(waitUntil(seconds: 30) { !rig.b.isCascaded(streamId: "s1") }, "B's ingress ended on lost consent")
+        #expect(rig.b.status(subscriberId: "b1") == nil && rig.b.openSockets == 0)
+        #expect(waitUntil(seconds: 20) { ended.withLock { $0 }.contains { if case .publisher("s1", _) = $0 { true } else { false } } })
+    }
+
     @Test func theLastLocalSubscriberLeavingClosesIngressAndEgressAfterTheLinger() throws {
         let rig = try Rig()
         let publisher = try TestPublisher(leg: rig.a.addAVPublisher("s1"))

@@ -16,13 +16,14 @@ final class CascadeIngressLink: Sendable {
     private let ended = Mutex<(@Sendable (String) -> Void)?>(nil)
     private let queue: DispatchQueue
 
-    /// A link whose consent checks go to `peer`, signed for `local`; `queue` is where the
-    /// ending is reported.
-    init(peer: ICEPeer, local: ICECredentials, counters: CascadeCounters, queue: DispatchQueue) {
+    /// A link whose consent checks go to `peer`, signed for `local`, with `timing`
+    /// (RFC 7675's 5 s ± 20 % and 30 s unless given); `queue` is where the ending is reported.
+    init(peer: ICEPeer, local: ICECredentials, timing: ICEConsentKeeper.Timing = ICEConsentKeeper.Timing(),
+         counters: CascadeCounters, queue: DispatchQueue) {
         self.counters = counters
         self.queue = queue
         let box = WeakBox()
-        consent = ICEConsentKeeper(peer: peer, local: local, onConsentLost: { box.link?.originEnded("ICE consent to the origin lapsed") })
+        consent = ICEConsentKeeper(peer: peer, local: local, timing: timing, onConsentLost: { box.link?.originEnded("ICE consent to the origin lapsed") })
         box.link = self
     }
 

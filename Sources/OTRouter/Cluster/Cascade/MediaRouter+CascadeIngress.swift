@@ -41,14 +41,17 @@ extension MediaRouter {
     /// Blocks for the origin's answer and the ICE + DTLS exchange (at most `timeout` ns).
     /// Throws `invalidArgument` when the stream is published locally or the origin
     /// refuses (unknown stream, bad credentials), `networkFailure` when a socket cannot be
-    /// had or ICE/DTLS fail. Cost: one socket, one P-256 handshake, the group's thread.
+    /// had or ICE/DTLS fail. `consent`: the ICE consent checks to the origin's edge (an
+    /// origin gone without a BYE is noticed after `consent.timeout`, 30 s by default).
+    /// Cost: one socket, one P-256 handshake, the group's thread.
     public func openCascadeIngress(streamId: String, node: String, origin: any CascadeOrigin, linger: UInt64 = MediaRouter.cascadeLinger,
-                                   timeout: UInt64 = 10_000_000_000) throws(MediaError) {
+                                   timeout: UInt64 = 10_000_000_000,
+                                   consent: ICEConsentKeeper.Timing = ICEConsentKeeper.Timing()) throws(MediaError) {
         try cascadeSetup.withLock { _ throws(MediaError) in
             let existing = registry.withLock { ($0.cascadeIngresses[streamId] != nil, $0.groups[streamId] != nil) }
             if existing.0 { return }
             if existing.1 { throw MediaError(.invalidArgument, "stream \(streamId) is published on this router") }
-            try connectIngress(streamId: streamId, node: node, origin: origin, linger: linger, timeout: timeout)
+            try connectIngress(streamId: streamId, node: node, origin: origin, linger: linger, timeout: timeout, consent: consent)
         }
     }
 
@@ -64,7 +67,7 @@ extension MediaRouter {
     }
 
     private func connectIngress(streamId: String, node: String, origin: any CascadeOrigin, linger: UInt64,
-                                timeout: UInt64) throws(MediaError) {
+                                timeout: UInt64, consent: ICEConsentKeeper.Timing) throws(MediaError) {
         let context = try cascadeContext()
         let local = ICECredentials.generate()
         let socket: UDPSocket
@@ -89,7 +92,7 @@ extension MediaRouter {
             origin.closeEgress(streamId: streamId, node: node)
             throw error
         }
-        let link = CascadeIngressLink(peer: peer, local: local, counters: cascadeCounters, queue: cascadeQueue)
+        let link = CascadeIngressLink(peer: peer, local: local, timing: consent, counters: cascadeCounters, queue: cascadeQueue)
         let ingress = CascadeIngress(streamId: streamId, node: node, origin: origin, link: link)
         // Registered first, so the group's removal (whatever ends it) finds and ends the record.
         registry.withLock { registry in
