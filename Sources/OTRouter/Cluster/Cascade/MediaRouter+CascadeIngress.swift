@@ -94,6 +94,13 @@ extension MediaRouter {
         }
         let link = CascadeIngressLink(peer: peer, local: local, timing: consent, counters: cascadeCounters, queue: cascadeQueue)
         let ingress = CascadeIngress(streamId: streamId, node: node, origin: origin, link: link)
+        // Set before the leg runs, so a BYE or lost consent at once is not missed; it reports
+        // on the cascade queue, after this set-up (which holds no lock it needs) returns.
+        link.onEnded { [weak self] reason in
+            guard let self, self.registry.withLock({ $0.cascadeIngresses[streamId] === ingress }) else { return }
+            self.removePublisher(streamId: streamId)
+            self.tellLegEnded(.publisher(streamId: streamId, reason: reason))
+        }
         // Registered first, so the group's removal (whatever ends it) finds and ends the record.
         registry.withLock { registry in
             registry.cascadeIngresses[streamId] = ingress
@@ -113,11 +120,6 @@ extension MediaRouter {
             throw error
         }
         cascadeCounters.ingressOpened.add(1, ordering: .relaxed)
-        link.onEnded { [weak self] reason in
-            guard let self, self.registry.withLock({ $0.cascadeIngresses[streamId] === ingress }) else { return }
-            self.removePublisher(streamId: streamId)
-            self.tellLegEnded(.publisher(streamId: streamId, reason: reason))
-        }
         ingress.startLinger(every: linger, on: cascadeQueue, idle: { [weak self] in
             guard let self else { return false }
             return self.registry.withLock { $0.groups[streamId]?.subscriberIds.isEmpty ?? false }
