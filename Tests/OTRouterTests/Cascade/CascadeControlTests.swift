@@ -83,4 +83,13 @@ import Testing
         #expect(throws: MediaError.self) { try b.openCascadeIngress(streamId: "unknown", node: "b", origin: right) }
         #expect(b.openSockets == 0)
     }
+
+    @Test func theClusterSecretComesFromTheConfigurationFile() throws {
+        let path = NSTemporaryDirectory() + "cascade-config-\(UInt64.random(in: 1 ... .max)).json"
+        try Data(#"{"clusterSecret":"from-the-file"}"#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let configuration = try RouterConfiguration.load(file: path, environment: ["OTKIT_PROJECTS": "12345678:0123456789abcdef0123456789abcdef01234567"])
+        #expect(configuration.clusterSecret == "from-the-file")
+        #expect(RouterConfiguration().clusterSecret == nil, "none by default: cascade calls are refused")
+    }
 }
