@@ -49,11 +49,13 @@ enum RouterCommand {
                             it the router runs alone. See docs/scale.md.
           --node-id ID      this node's id in the cluster, unique (1-64 of A-Z a-z 0-9 . _ -);
                             needed with --redis
+          --cluster-secret S the secret the cluster's routers share for their internal
+                            calls (POST /cluster/v1/cascade); without it they are refused
         """
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
         let args = try Arguments(words, valued: ["config", "host", "port", "media-host", "media-port", "public-ip", "tls-cert", "tls-key", "archive-dir",
-                                                   "redis", "node-id"],
+                                                   "redis", "node-id", "cluster-secret"],
                                  flags: ["help", "dev-tokens"])
         if args.flags.contains("help") {
             print(help)
@@ -75,6 +77,7 @@ enum RouterCommand {
             configuration.mediaPort = try args.int("media-port", default: RouterConfiguration.defaultMediaPort, range: 0...65535)
         }
         if let address = args.options["public-ip"] { configuration.publicIP = address }
+        if let secret = args.options["cluster-secret"] { configuration.clusterSecret = secret }
         if args.flags.contains("dev-tokens") { configuration.devTokens = true }
         if let directory = args.options["archive-dir"] { configuration.archiveDirectory = directory }
         if let url = args.options["redis"] {

@@ -28,6 +28,7 @@ enum ConfigurationFile {
         var limits: Limits?
         var redis: String?
         var nodeId: String?
+        var clusterSecret: String?
         var clusterHeartbeatMilliseconds: Int?
         var clusterNodeTTLMilliseconds: Int?
         var clusterClaimTTLMilliseconds: Int?
@@ -53,7 +54,7 @@ enum ConfigurationFile {
     static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "mediaPort", "publicIP", "mediaWorkers", "devTokens", "archiveDirectory", "projects", "reconnectGraceSeconds",
                                          "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel",
                                          "unauthenticatedTimeoutSeconds", "maxUnauthenticatedSockets", "maxProjectJWTLifetimeSeconds",
-                                         "limits", "redis", "nodeId", "clusterHeartbeatMilliseconds", "clusterNodeTTLMilliseconds",
+                                         "limits", "redis", "nodeId", "clusterSecret", "clusterHeartbeatMilliseconds", "clusterNodeTTLMilliseconds",
                                          "clusterClaimTTLMilliseconds"]
 
     static func apply(path: String, to configuration: inout RouterConfiguration) throws(RouterConfigurationError) {
@@ -93,6 +94,7 @@ enum ConfigurationFile {
             configuration.mediaPort = port
         }
         if let address = model.publicIP { configuration.publicIP = address }
+        if let secret = model.clusterSecret { configuration.clusterSecret = secret }
         if let workers = model.mediaWorkers {
             guard (1...64).contains(workers) else { throw fail("mediaWorkers", "must be 1-64") }
             configuration.mediaWorkers = workers

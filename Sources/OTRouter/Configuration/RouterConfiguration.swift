@@ -77,6 +77,10 @@ public struct RouterConfiguration: Sendable {
     /// Several routers sharing sessions through Redis (`otkit router --redis … --node-id …`);
     /// nil (the default): the router runs alone.
     public var cluster: ClusterConfiguration?
+    /// The secret routers of one cluster share for their internal calls (the media
+    /// cascade's `POST /cluster/v1/cascade`, header `X-OTKit-Cluster-Secret`); nil: those
+    /// calls are refused (403). Give every node the same long random string.
+    public var clusterSecret: String?
 
     /// The defaults above, with no project.
     public init() {}
@@ -90,7 +94,7 @@ public struct RouterConfiguration: Sendable {
     /// `{"host","port","tls":{"certificate","privateKey"},"mediaHost","devTokens","projects":[{"apiKey","apiSecret"}],
     /// "reconnectGraceSeconds","silenceTimeoutSeconds","maxConnectionsPerSession","logLevel",
     /// "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets","maxProjectJWTLifetimeSeconds","limits":{…},
-    /// "redis","nodeId","clusterHeartbeatMilliseconds","clusterNodeTTLMilliseconds","clusterClaimTTLMilliseconds"}`, every key
+    /// "redis","nodeId","clusterSecret","clusterHeartbeatMilliseconds","clusterNodeTTLMilliseconds","clusterClaimTTLMilliseconds"}`, every key
     /// optional (`limits`: the fields of ``RouterLimits``; `redis` + `nodeId`: ``cluster``, see docs/scale.md). Projects are added from the environment: `OTKIT_API_KEY` + `OTKIT_API_SECRET`,
     /// and/or `OTKIT_PROJECTS="key:secret,key2:secret2"`. At least one project is required;
     /// a secret must be non-empty and must not end in `.` + letters/digits/underscore (the

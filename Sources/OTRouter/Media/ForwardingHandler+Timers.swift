@@ -22,6 +22,9 @@ extension ForwardingHandler {
         }
         if now >= nextProbe { nextProbe = sendProbes(now: now) }
         var deadline = min(nextReport, nextFeedback, nextAdaptation, nextProbe)
+        if let cascade = publisher.cascade {  // a cascade ingress keeps its consent at the origin's edge
+            deadline = min(deadline, cascade.consent.nextCheck(now: now, socket: publisher.socket))
+        }
         if let due = sendUpstreamNACKs(now: now) { deadline = min(deadline, due) }
         // An archive recorder waiting for a keyframe (its start, a lost frame) asks like a subscriber.
         if let recorder, recorder.needsKeyframe, !publisher.encodingSSRCs.isEmpty {

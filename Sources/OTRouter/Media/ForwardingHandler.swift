@@ -227,7 +227,10 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     }
 
     func pipelineStopped(now: UInt64) {
-        for leg in subscribers { flush(leg, now: now) }
+        for leg in subscribers {
+            if leg.cascadeEgress != nil { sendGoodbye(leg) }  // the receiving router ends its copy at once
+            flush(leg, now: now)
+        }
         group.forwardingThreadStopped()
     }
 
@@ -269,13 +272,18 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             if publisher.learn(buffer.peer, now: now, counters: counters), !publisher.videoSeen { group.requestKeyframe() }
             GroupCounters.bump(counters.packetsIn)
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
+            if let cascade = publisher.cascade { cascade.counters.received(bytes: received) }
             forwardRTP(buffer, now: now)
         case .rtcp:
             guard let length = publisher.unprotect(buffer.writableBytes, length: received, isRTCP: true, counters: counters) else { return bad() }
             _ = publisher.learn(buffer.peer, now: now, counters: counters)
             GroupCounters.bump(counters.packetsIn)
             GroupCounters.bump(counters.bytesIn, by: UInt64(received))
+            if let cascade = publisher.cascade { cascade.counters.received(bytes: received) }
             fromPublisherRTCP(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer.writableBytes)[0..<length]), now: now)
+        case .stun where publisher.cascade != nil:
+            // A cascade ingress' consent answers from the origin's edge (`CascadeIngressLink`).
+            if !publisher.cascade!.consent.receive(UnsafeRawBufferPointer(buffer.bytes), now: now) { bad() }
         default:
             bad()
         }
@@ -452,6 +460,10 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         guard let compound = try? RTCPCompoundPacket(validating: bytes) else { return bad() }
         var packets = compound.makeIterator()
         while let packet = packets.next() {
+            if case .goodbye = packet, let cascade = publisher.cascade {
+                cascade.originEnded("the origin ended the stream")  // a cascade egress' BYE
+                continue
+            }
             guard case .senderReport(let report) = packet else { continue }
             let encoding = publisher.encoding(of: report.ssrc) ?? -1
             let isVideo = encoding >= 0
@@ -648,6 +660,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         }
         GroupCounters.bump(counters.packetsOut, by: UInt64(sent))
         GroupCounters.bump(counters.bytesOut, by: bytes)
+        if let cascade = leg.cascadeEgress { cascade.sent(packets: sent, bytes: bytes) }
         if sent < leg.outgoing.count { GroupCounters.bump(counters.packetsDropped, by: UInt64(leg.outgoing.count - sent)) }
         leg.outgoing.removeAll(keepingCapacity: true)
     }
@@ -698,5 +711,24 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         }
         publisher.pool.release(buffer)
         return sent == 1
+    }
+
+    /// Queues an RTCP BYE naming a cascade egress leg's SSRCs (the stream ended here), so
+    /// the receiving router's ingress ends its group at once instead of after its consent
+    /// lapses. Forwarding thread, when the group stops.
+    private func sendGoodbye(_ leg: SubscriberLeg) {
+        guard let address = leg.address else { return }
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2) { storage in
+            storage[0] = leg.audioSSRC
+            storage[1] = leg.videoSSRC
+            let sources = RTCPList(UnsafeBufferPointer(storage))
+            if let out = rtcp(leg, to: address, { writer throws(RTCPError) in
+                try writer.append(ReceiverReport(ssrc: leg.videoSSRC))
+                try writer.append(SourceDescription(ssrc: leg.videoSSRC, cname: leg.cname))
+                try writer.append(Goodbye(sources: sources))
+            }) {
+                leg.outgoing.append(out)
+            }
+        }
     }
 }

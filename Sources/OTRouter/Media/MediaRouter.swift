@@ -59,7 +59,20 @@ public final class MediaRouter: MediaForwarding {
         var pendingOffers: [String: PendingBrowserOffer] = [:]
         /// Who hears of edge legs ended by the edge (signaling).
         var legEnded: MediaLegEndedHandler?
+        /// Cascade egress legs (this router is the origin): subscriber id by stream and node.
+        var cascadeEgresses: [CascadeEgressKey: String] = [:]
+        /// Cascade ingresses (streams this router receives from their origin), by stream id.
+        var cascadeIngresses: [String: CascadeIngress] = [:]
     }
+
+    /// What this router's cascade legs did (`MediaRouter+CascadeEgress`, `+CascadeIngress`).
+    public let cascadeCounters = CascadeCounters()
+    /// Where cascade ingresses end (origin gone, linger over), off the forwarding threads.
+    let cascadeQueue = DispatchQueue(label: "otk-sfu-cascade")
+    /// One cascade ingress set up at a time (each blocks for its ICE + DTLS exchange).
+    let cascadeSetup = Mutex(())
+    /// This router's DTLS identity as a cascade client, made on first use.
+    let cascadeIdentity = Mutex<DTLSContext?>(nil)
 
     /// The one-port edge edge legs live on (nil: every leg is an SDES socket leg).
     public let edge: MediaEdge?
@@ -72,7 +85,7 @@ public final class MediaRouter: MediaForwarding {
     /// Ended edge legs are removed here, off the edge's worker threads.
     private let endings = DispatchQueue(label: "otk-sfu-edge-endings")
 
-    private let bindAddress: SocketAddress
+    let bindAddress: SocketAddress
     let registry = Mutex(Registry())
     /// Where legs log their address moves (nil: nowhere).
     private let log: RouterLog?
@@ -161,7 +174,7 @@ public final class MediaRouter: MediaForwarding {
     /// also brings the ICE credentials its answer announced, its own SSRCs and its ingress map.
     func addPublisherLeg(streamId: String, audio: Bool, video: Bool, simulcastLayers: Int, transport: WireTransport?,
                          local: ICECredentials? = nil, browserSSRCs: (audio: UInt32?, video: UInt32?)? = nil,
-                         ingress: BrowserIngressMap? = nil) throws(MediaError) -> WireMediaLeg {
+                         ingress: BrowserIngressMap? = nil, cascade: LegEndpoint? = nil) throws(MediaError) -> WireMediaLeg {
         guard (1...3).contains(simulcastLayers) else {
             throw MediaError(.invalidArgument, "\(simulcastLayers) simulcast layers is not supported; use 1, 2 or 3")
         }
@@ -173,7 +186,9 @@ public final class MediaRouter: MediaForwarding {
         let inbox = edge == nil ? ForwardingInbox(capacity: 0) : ForwardingInbox()
         var link: EdgeLink?
         let endpoint: LegEndpoint
-        if let transport {
+        if let cascade {
+            endpoint = cascade
+        } else if let transport {
             let (edgeEndpoint, edgeLink) = try openEdgeLeg(transport, tag: 0, inbox: inbox, local: local) { [weak self] ending in
                 self?.edgeLegEnded(publisher: streamId, ending)
             }
@@ -220,6 +235,7 @@ public final class MediaRouter: MediaForwarding {
             // Browser offers for the stream go with it, answered or not.
             registry.pendingOffers = registry.pendingOffers.filter { $0.value.streamId != streamId }
             guard let group = registry.groups.removeValue(forKey: streamId) else { return nil }
+            cascadeStreamEnded(streamId, &registry)
             var edgeIDs: [EdgeLegID] = []
             if let id = registry.edgeLegs.removeValue(forKey: "p:" + streamId) { edgeIDs.append(id) }
             for id in group.subscriberIds {
@@ -260,7 +276,8 @@ public final class MediaRouter: MediaForwarding {
     /// The subscriber path behind the public `addSubscriber`s; a browser's leg also brings
     /// the ICE credentials and SSRCs its offer announced.
     func addSubscriberLeg(subscriberId: String, streamId: String, audio: Bool, video: Bool, transport: WireTransport?,
-                          local: ICECredentials? = nil, fixedSSRCs: (audio: UInt32, video: UInt32)? = nil)
+                          local: ICECredentials? = nil, fixedSSRCs: (audio: UInt32, video: UInt32)? = nil,
+                          cascadeEgress: CascadeCounters? = nil)
         throws(MediaError) -> WireMediaLeg {
         var ssrcs = SSRCAllocator()
         let group = try registry.withLock { registry throws(MediaError) -> ForwardingGroup in
@@ -290,6 +307,7 @@ public final class MediaRouter: MediaForwarding {
                                         carriesVideo: group.publisher.videoSSRC != nil, ssrcs: &ssrcs, log: log,
                                         fixedSSRCs: fixedSSRCs)
             if leg.ownsSocket { sockets.opened() }
+            leg.cascadeEgress = cascadeEgress
             do { try group.add(leg) } catch {
                 leg.closeOwnSocket(sockets)
                 throw error
@@ -312,6 +330,7 @@ public final class MediaRouter: MediaForwarding {
         guard let (group, edgeID) = registry.withLock({ registry -> (ForwardingGroup?, EdgeLegID?)? in
             registry.pendingOffers[subscriberId] = nil  // a browser's unanswered offer goes too
             guard let streamId = registry.subscriberStreams.removeValue(forKey: subscriberId) else { return nil }
+            cascadeEgressLeft(subscriberId: subscriberId, streamId: streamId, &registry)
             return (registry.groups[streamId], registry.edgeLegs.removeValue(forKey: "s:" + subscriberId))
         }) else { return }
         if let edgeID { edge?.remove(edgeID) }
@@ -342,6 +361,7 @@ public final class MediaRouter: MediaForwarding {
             if registry.pendingOffers[subscriberId] != nil { registry.pendingOffers[subscriberId]!.preferences = (width, height, frameRate) }
         }
         group(of: subscriberId)?.setPreferences(subscriberId: subscriberId, width: width, height: height, frameRate: frameRate)
+        cascadePreferencesChanged(subscriberId: subscriberId, width: width, height: height, frameRate: frameRate)
     }
 
     /// Allows or forbids audio fallback for every subscriber of `streamId` (unknown ids are
@@ -455,5 +475,5 @@ public final class MediaRouter: MediaForwarding {
     /// endings queue. Cost: a short lock.
     public func setLegEndedHandler(_ handler: MediaLegEndedHandler?) { registry.withLock { $0.legEnded = handler } }
 
-    private func tellLegEnded(_ ended: MediaLegEnded) { registry.withLock { $0.legEnded }?(ended) }
+    func tellLegEnded(_ ended: MediaLegEnded) { registry.withLock { $0.legEnded }?(ended) }
 }

@@ -12,6 +12,11 @@ enum LegEndpoint {
     /// The router's one-port edge: ICE-lite + DTLS there, keys from the handshake, no
     /// socket of its own (`sendSocket` is the edge's; `port` and `transport` go in the leg).
     case edge(EdgeLink, sendSocket: UDPSocket, port: Int, transport: WireTransport)
+    /// A cascade ingress (`CascadeIngress`): a socket this router already connected to
+    /// another router's edge as an ICE + DTLS client, the handshake's keys (`send`
+    /// protects what this router sends upstream, `receive` checks what the origin sends)
+    /// and the origin's address; the leg owns the socket from now on.
+    case cascade(CascadeIngressLink, socket: UDPSocket, keys: SRTPLegKeys, origin: SocketAddress)
 }
 
 /// What every router leg has: its socket, its SRTP sessions (one per direction, fresh
@@ -67,6 +72,8 @@ class RouterLeg: @unchecked Sendable {
     let log: RouterLog?
     /// The router's SDES CNAME bytes, kept for the leg's lifetime.
     let cname: UnsafeRawBufferPointer
+    /// Set on a cascade ingress' publisher leg: its consent keeper and its ending.
+    let cascade: CascadeIngressLink?
 
     init(endpoint: LegEndpoint, host: String, profile: SRTPProfile, pool: PacketBufferPool,
          audioSSRC: UInt32?, videoSSRC: UInt32?, simulcastSSRCs: [UInt32]? = nil, log: RouterLog? = nil) throws(MediaError) {
@@ -78,8 +85,24 @@ class RouterLeg: @unchecked Sendable {
         self.pool = pool
         let bind: SocketAddress
         switch endpoint {
+        case let .cascade(link, connected, keys, origin):
+            socket = connected
+            edge = nil
+            cascade = link
+            do {
+                receiver = try SRTPSession(keys: keys.receive, direction: .receiver)
+                sender = try SRTPSession(keys: keys.send, direction: .sender)
+            } catch {
+                connected.close()
+                throw MediaError(.invalidArgument, "SRTP \(profile): \(error)")
+            }
+            wire = WireMediaLeg(host: host, port: Int(connected.localAddress.port), profile: profile.rfcName, clientKey: nil,
+                                routerKey: nil, audioSSRC: audioSSRC, videoSSRC: videoSSRC, simulcastSSRCs: simulcastSSRCs)
+            _ = addressGuard.observe(origin, now: 0)  // the origin's address is known: RTCP may go at once
+            return
         case let .edge(link, sendSocket, port, transport):
             socket = sendSocket
+            cascade = nil
             edge = link
             receiver = nil
             sender = nil
@@ -92,6 +115,7 @@ class RouterLeg: @unchecked Sendable {
             bind = address
         }
         edge = nil
+        cascade = nil
         let clientKeys = SRTPKeyMaterial.random(profile: profile)
         let routerKeys = SRTPKeyMaterial.random(profile: profile)
         do {
@@ -334,6 +358,9 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     let preferencesGeneration = Atomic<UInt64>(0)
     /// What the forwarding thread publishes for the control plane and tests.
     let status = LegStatusAtomics()
+    /// Set on a cascade egress (`MediaRouter.openCascadeEgress`) before the leg joins its
+    /// group: what it sends is counted there too, and it gets a BYE when the stream ends.
+    var cascadeEgress: CascadeCounters?
 
     /// `audio`/`video`: whether each kind is forwarded from the start; `carriesAudio` /
     /// `carriesVideo`: whether the leg has that kind at all (the publisher sends it), so

@@ -67,6 +67,17 @@ enum PrometheusText {
             single("otkit_cluster_nodes_pruned_total", "counter", "Nodes this node removed from the registry (heartbeat lapsed).",
                    cluster.nodesPruned)
         }
+        if let cascade = metrics.cascade {
+            metric("otkit_cascade_legs", "gauge", "Media cascade legs open now: egress (a local stream sent to another node), ingress (a stream received from its origin).",
+                   [("{direction=\"egress\"}", String(cascade.egressLegs)), ("{direction=\"ingress\"}", String(cascade.ingressLegs))])
+            metric("otkit_cascade_packets_total", "counter", "Packets over media cascade legs, by direction.",
+                   [("{direction=\"egress\"}", String(cascade.egressPackets)), ("{direction=\"ingress\"}", String(cascade.ingressPackets))])
+            metric("otkit_cascade_bytes_total", "counter", "Bytes (SRTP) over media cascade legs, by direction.",
+                   [("{direction=\"egress\"}", String(cascade.egressBytes)), ("{direction=\"ingress\"}", String(cascade.ingressBytes))])
+            metric("otkit_cascade_requests_refused_total", "counter", "Cascade control calls refused, by reason.",
+                   [("{reason=\"credentials\"}", String(cascade.requestsRefused)),
+                    ("{reason=\"unknown_stream\"}", String(cascade.requestsUnknownStream))])
+        }
         metric("otkit_rest_requests_total", "counter", "HTTP requests answered, by status.",
                metrics.restRequests.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", String($0.value)) })
         metric("otkit_rest_auth_refused_total", "counter", "REST calls refused for their X-OPENTOK-AUTH JWT, by reason.",

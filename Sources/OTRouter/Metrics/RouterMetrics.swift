@@ -40,6 +40,8 @@ public struct RouterMetrics: Sendable, Equatable {
     public var mediaSockets = 0
     /// What the cluster plane has done (`--redis`), nil for a router running alone.
     public var cluster: ClusterStatistics?
+    /// What the media cascade legs did (`MediaRouter.cascadeCounters`), nil without a `MediaRouter`.
+    public var cascade: CascadeStatistics?
 
     /// All zero.
     public init() {}

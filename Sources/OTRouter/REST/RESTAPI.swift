@@ -24,6 +24,7 @@ struct RESTAPI {
             return .text(200, PrometheusText.render(hub.metrics()), contentType: PrometheusText.contentType)
         }
         if method == "POST", segments == ["session", "create"] { return createSession(request) }
+        if method == "POST", segments == ["cluster", "v1", "cascade"] { return cascade(request) }
         if segments.count >= 3, segments[0] == "v2", segments[1] == "project" {
             let path = segments
             let apiKey = path[2]
@@ -73,6 +74,16 @@ struct RESTAPI {
             if let port = node.mediaPort { fields.append(("mediaPort", .int(Int64(port)))) }
         }
         return ok(.object(fields))
+    }
+
+    /// `POST /cluster/v1/cascade` (OTKit's own, router to router): opens, closes or steers
+    /// a media cascade egress of this router (`CascadeControl`), authenticated by the
+    /// cluster secret. 501 when the media plane is not a `MediaRouter`.
+    private func cascade(_ request: HTTPRequest) -> HTTPResponse {
+        guard let router = hub.media as? MediaRouter else { return failure(RESTError(501, "this router forwards no media")) }
+        let reply = CascadeControl(router: router, secret: hub.configuration.clusterSecret)
+            .handle(presented: request.headers[CascadeControl.secretHeader], body: request.body)
+        return .json(reply.status, reply.body)
     }
 
     func failure(_ error: RESTError) -> HTTPResponse { .json(error.status, RESTBodies.error(error).text) }

@@ -313,6 +313,7 @@ final class SessionHub: @unchecked Sendable {
         metrics.media = media.totals
         metrics.mediaSockets = media.openSockets
         metrics.cluster = cluster?.statistics
+        metrics.cascade = (media as? MediaRouter)?.cascadeCounters.snapshot
         counters.fill(&metrics)
         return metrics
     }
