@@ -5,10 +5,12 @@ import OTMedia
 /// Janus (Debian's `janus` package) as `otbench sfu` runs it: a configuration written
 /// into a fresh temporary directory — only the VideoRoom plugin and the HTTP transport
 /// (symlinked into folders of their own), one room (1234: one publisher, Opus + VP8, no
-/// bitrate cap, no periodic FIR), ICE-lite, full-trickle off, no STUN/TURN, IPv4 only,
-/// candidates on 127.0.0.1 only, RTP ports in `portRange`, debug level 2 (errors and
-/// warnings), no event handlers or loggers — then `janus -C … -F …`, polled until its
-/// HTTP API answers. Cost: one process start (about a second).
+/// bitrate cap, no periodic FIR), ICE-lite, full-trickle off, no STUN/TURN, no ICE-TCP,
+/// no mDNS, IPv6 off, RTP ports in `portRange`, debug level 2 (errors and warnings), no
+/// event handlers or loggers, sessions never time out — then `janus -C … -F …`, polled
+/// until its HTTP API answers. libnice ignores the loopback interface, so Janus's
+/// candidates are on the machine's own address (its `local-ip`); the traffic still stays
+/// inside the kernel. Cost: one process start (about a second).
 struct JanusServer {
     /// The Janus binary and its plugin folders (Debian 12 paths).
     static let binary = "/usr/bin/janus"
@@ -58,7 +60,6 @@ struct JanusServer {
             \tfull_trickle = false
             \tice_tcp = false
             \tignore_mdns = true
-            \tice_enforce_list = "127.0.0.1"
             \tnice_debug = \(debugLevel > 4)
             }
             events: {

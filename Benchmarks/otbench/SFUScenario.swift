@@ -64,6 +64,8 @@ enum SFUScenario: Scenario {
                       unit: "KiB", baseline: janus.bytesPerLeg / 1024),
                 .info("\(label) whole frames at the slowest subscriber, OTKit vs Janus", value: Double(otkit.minimumFrames),
                       unit: "frames", baseline: Double(janus.minimumFrames)),
+                .info("\(label) packets that failed SRTP authentication at the subscribers, OTKit vs Janus",
+                      value: Double(otkit.failures), unit: "packets", baseline: Double(janus.failures)),
             ]
         }
         if let (otkit, janus) = last, let n = counts.last {
