@@ -106,17 +106,12 @@ enum SFUScenario: Scenario {
                 + "(\(frames.filter { $0 < 3 }.count) of \(n) short; log: \(sfu.process.logTail(600)))")
         }
         try load.pump(nanoseconds: 1_000_000_000, sending: true)
-        // The window: drained before, drained after (until nothing arrives for 300 ms).
-        try load.pump(nanoseconds: 300_000_000, sending: false)
+        // The window: drained before and after (until nothing arrives for 300 ms).
+        try drain(load)
         let before = load.counts, sentBefore = load.sent
         let cpuBefore = try sfu.process.cpuNanoseconds()
         try load.pump(nanoseconds: UInt64(seconds) * 1_000_000_000, sending: true)
-        var settled = load.counts.reduce(0) { $0 + $1.packets }, stillSince = MonotonicClock.nanoseconds()
-        try load.pump(sending: false, limit: 10_000_000_000) {
-            let now = load.counts.reduce(0) { $0 + $1.packets }
-            if now != settled { settled = now; stillSince = MonotonicClock.nanoseconds() }
-            return MonotonicClock.nanoseconds() - stillSince > 300_000_000
-        }
+        try drain(load)
         let cpu = try sfu.process.cpuNanoseconds() - cpuBefore
         let rssAfter = try sfu.process.residentBytes()
         let after = load.counts
@@ -134,6 +129,17 @@ enum SFUScenario: Scenario {
             + "RSS \(rssBefore >> 10) → \(rssAfter >> 10) KiB (\(Int(result.bytesPerLeg / 1024)) KiB/leg), "
             + "frames min \(result.minimumFrames), auth failures \(result.failures)")
         return result
+    }
+
+    /// Receives without sending until nothing has arrived for 300 ms (up to 10 s): what
+    /// the SFU still had queued is counted before the window starts or ends.
+    private static func drain(_ load: SFULoad) throws {
+        var settled = load.counts.reduce(0) { $0 + $1.packets }, stillSince = MonotonicClock.nanoseconds()
+        try load.pump(sending: false, limit: 10_000_000_000) {
+            let now = load.counts.reduce(0) { $0 + $1.packets }
+            if now != settled { settled = now; stillSince = MonotonicClock.nanoseconds() }
+            return MonotonicClock.nanoseconds() - stillSince > 300_000_000
+        }
     }
 
     private static func connect(_ identity: SFUClientLeg.Identity, _ endpoint: SFUEndpoint) throws -> SFUClientLeg {
