@@ -98,12 +98,12 @@ enum SFUScenario: Scenario {
             try load.addSubscriber(leg, videoPayloadType: endpoint.videoPayloadType)
             if index % 10 == 9 { try load.pump(nanoseconds: 100_000_000, sending: true) }  // keep the stream alive
         }
-        // Warm-up: every subscriber has completed frames (up to 60 s), then 1 s more.
+        // Warm-up: every subscriber has completed frames (up to 60 s), then 1 s more. An SFU
+        // that starves some subscribers is still measured: the window's loss shows it.
         let warm = try load.pump(sending: true) { load.counts.allSatisfy { $0.frames >= 3 } }
-        guard warm else {
-            let frames = load.counts.map(\.frames)
-            throw ScenarioError("\(sfu.label): not every subscriber completed frames within 60 s "
-                + "(\(frames.filter { $0 < 3 }.count) of \(n) short; log: \(sfu.process.logTail(600)))")
+        if !warm {
+            let short = load.counts.filter { $0.frames < 3 }.count
+            log("  \(sfu.label) 1x\(n): \(short) of \(n) subscribers completed fewer than 3 frames in 60 s; measuring anyway")
         }
         try load.pump(nanoseconds: 1_000_000_000, sending: true)
         // The window: drained before and after (until nothing arrives for 300 ms).
