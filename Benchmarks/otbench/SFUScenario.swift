@@ -35,6 +35,8 @@ enum SFUScenario: Scenario {
     }
 
     static func run(options: Options, log: ProgressLog) throws -> [BenchResult] {
+        // A child SFU that dies mid-request must not kill otbench with SIGPIPE: the write fails instead.
+        signal(SIGPIPE, SIG_IGN)
         let seconds = options.seconds ?? 5
         let counts = options.subscribers ?? defaultSubscribers
         log("sfu: encoding the clip (10 s of 640x480 VP8 at 500 kbps + Opus)")
