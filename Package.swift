@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "otbench",
             dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBarePublisher", "CBareSRTP", "CBareRelay",
-                           "CAllocCounter", "CBareDTLS", "OTRecording"],
+                           "CAllocCounter", "CBareDTLS", "OTRecording", "CEpoll"],
             path: "Benchmarks/otbench"
         ),
 

@@ -30,6 +30,7 @@ packages=(
   ffmpeg            # ffprobe/ffmpeg: the recording tests read and decode what OTRecording wrote
   libhiredis-dev    # Redis client: several routers share sessions through Redis (CModules/CHiredis, Sources/OTRouter/Cluster)
   redis-server      # the cluster tests start their own redis-server on a free port, no persistence
+  janus             # Janus WebRTC server (VideoRoom): `otbench sfu` runs it beside the router with the same load
   chromium          # headless Chromium: the browser tests drive it over the DevTools protocol (Tests/OTTestSupport/Chromium*.swift)
 )
 if [[ "${1:-}" == "--hardware" ]]; then

@@ -26,10 +26,11 @@ struct ArchiveClip {
     let bytes: Int
     var seconds: Double { Double(videoFrames) / Double(Self.frameRate) }
 
-    /// Encodes `frames` video frames and the audio of the same duration.
-    static func make(frames: Int) throws -> ArchiveClip {
+    /// Encodes `frames` video frames (at `videoKbps`, default `bitrateKbps`) and the audio
+    /// of the same duration.
+    static func make(frames: Int, videoKbps: Int = bitrateKbps) throws -> ArchiveClip {
         let vp8 = try VP8Encoder(settings: VP8EncoderSettings(width: width, height: height, frameRate: Double(frameRate),
-                                                              bitrateKbps: bitrateKbps))
+                                                              bitrateKbps: videoKbps))
         var packetizer = try VP8Packetizer(initialPictureID: 100)
         let opus = try OpusEncoder(settings: OpusEncoderSettings(format: .mono20ms))
         let picture = VideoFrame(width: width, height: height)

@@ -18,6 +18,10 @@ struct Options: Equatable {
     var content: String?
     /// Only cases whose label contains this text (e.g. "720", "opus"); nil = all.
     var only: String?
+    /// Seconds of each measured window (`sfu`); nil = scenario default.
+    var seconds: Int?
+    /// Subscriber counts to measure (`sfu`, e.g. 1,10,50,100); nil = scenario default.
+    var subscribers: [Int]?
 
     /// A usage error, with the sentence to print.
     struct UsageError: Error {
@@ -47,6 +51,16 @@ struct Options: Equatable {
                 options.frames = try value(after: argument)
             case "--runs":
                 options.runs = try value(after: argument)
+            case "--seconds":
+                options.seconds = try value(after: argument)
+            case "--subscribers":
+                index += 1
+                let counts = index < arguments.count ? arguments[index].split(separator: ",").compactMap { Int($0) } : []
+                guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 && $0 <= 1000 }),
+                      counts.count == arguments[index].split(separator: ",").count else {
+                    throw UsageError(message: "--subscribers needs a list of whole numbers 1...1000, e.g. 1,10,50,100")
+                }
+                options.subscribers = counts
             case "--content", "--only":
                 index += 1
                 guard index < arguments.count, !arguments[index].hasPrefix("-") else {
@@ -76,6 +90,7 @@ struct Options: Equatable {
     static func usage(scenarios: [ScenarioEntry]) -> String {
         var text = """
         usage: otbench <scenario> [--json] [--frames N] [--runs N] [--content pattern|camera] [--only TEXT]
+                         [--seconds N] [--subscribers N,N,…]
                otbench list
                otbench --help
 
@@ -89,6 +104,8 @@ struct Options: Equatable {
           --content C   codec video: pattern (OTKit's test pattern, default) or
                         camera (a noisy, panning camera-like clip, harder to encode)
           --only TEXT   only the cases whose name contains TEXT (e.g. 720, opus, 500k)
+          --seconds N   sfu: seconds of each measured window (default 5)
+          --subscribers L  sfu: subscriber counts to measure (default 1,10,50,100)
 
         exit status: 0 every goal met, 1 a goal missed or the scenario failed, 2 usage error
 

@@ -22,7 +22,7 @@ struct ScenarioEntry {
 }
 
 /// Every scenario otbench knows, in the order `list` shows them.
-var allScenarios: [ScenarioEntry] { [ScenarioEntry(CodecScenario.self), ScenarioEntry(TransportScenario.self), ScenarioEntry(RouterScenario.self), ScenarioEntry(AdaptScenario.self), ScenarioEntry(DTLSScenario.self), ScenarioEntry(E2EEScenario.self), ScenarioEntry(ArchiveScenario.self), ScenarioEntry(CascadeScenario.self)] }
+var allScenarios: [ScenarioEntry] { [ScenarioEntry(CodecScenario.self), ScenarioEntry(TransportScenario.self), ScenarioEntry(RouterScenario.self), ScenarioEntry(AdaptScenario.self), ScenarioEntry(DTLSScenario.self), ScenarioEntry(E2EEScenario.self), ScenarioEntry(ArchiveScenario.self), ScenarioEntry(CascadeScenario.self), ScenarioEntry(SFUScenario.self)] }
 
 /// A failure that stops a scenario (the message is printed as is).
 struct ScenarioError: Error, CustomStringConvertible {

@@ -3,4 +3,8 @@
 // scenario failed, 2 a usage error.
 import Glibc
 
-exit(Runner.run(arguments: Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == SFURouterChild.flag {
+    exit(SFURouterChild.run(arguments: Array(arguments.dropFirst())))
+}
+exit(Runner.run(arguments: arguments))
