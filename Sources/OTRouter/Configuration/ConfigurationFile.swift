@@ -31,6 +31,8 @@ enum ConfigurationFile {
         var clusterHeartbeatMilliseconds: Int?
         var clusterNodeTTLMilliseconds: Int?
         var clusterClaimTTLMilliseconds: Int?
+        var clusterSecret: String?
+        var clusterDrainSeconds: Double?
     }
 
     /// The `"limits"` object: any field of `RouterLimits`.
@@ -54,7 +56,7 @@ enum ConfigurationFile {
                                          "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel",
                                          "unauthenticatedTimeoutSeconds", "maxUnauthenticatedSockets", "maxProjectJWTLifetimeSeconds",
                                          "limits", "redis", "nodeId", "clusterHeartbeatMilliseconds", "clusterNodeTTLMilliseconds",
-                                         "clusterClaimTTLMilliseconds"]
+                                         "clusterClaimTTLMilliseconds", "clusterSecret", "clusterDrainSeconds"]
 
     static func apply(path: String, to configuration: inout RouterConfiguration) throws(RouterConfigurationError) {
         func fail(_ field: String, _ problem: String) -> RouterConfigurationError {
@@ -139,12 +141,14 @@ enum ConfigurationFile {
             }
         }
         if model.nodeId != nil || model.clusterHeartbeatMilliseconds != nil || model.clusterNodeTTLMilliseconds != nil
-            || model.clusterClaimTTLMilliseconds != nil {
+            || model.clusterClaimTTLMilliseconds != nil || model.clusterSecret != nil || model.clusterDrainSeconds != nil {
             guard var cluster = configuration.cluster else { throw fail("redis", "nodeId and the cluster timings need \"redis\"") }
             if let id = model.nodeId { cluster.nodeId = id }
             if let value = model.clusterHeartbeatMilliseconds { cluster.heartbeatMilliseconds = value }
             if let value = model.clusterNodeTTLMilliseconds { cluster.nodeTTLMilliseconds = value }
             if let value = model.clusterClaimTTLMilliseconds { cluster.claimTTLMilliseconds = value }
+            if let value = model.clusterSecret { cluster.secret = value }
+            if let value = model.clusterDrainSeconds { cluster.drainTimeoutSeconds = value }
             configuration.cluster = cluster
         }
         for project in model.projects ?? [] {

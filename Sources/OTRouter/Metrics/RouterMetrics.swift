@@ -40,6 +40,8 @@ public struct RouterMetrics: Sendable, Equatable {
     public var mediaSockets = 0
     /// What the cluster plane has done (`--redis`), nil for a router running alone.
     public var cluster: ClusterStatistics?
+    /// What proxying and REST forwarding to other nodes did (`--redis`), nil for a router running alone.
+    public var forwarding: ClusterForwardingStatistics?
 
     /// All zero.
     public init() {}
