@@ -26,7 +26,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let nodes = try (0..<3).map { try SpawnedRouter(nodeId: "n-\($0)", redis: redis.url(), project: Self.project, directory: directory) }
         func registered() -> [String] { ((try? check.command("HKEYS", "otkit:nodes").elements) ?? []).compactMap(\.text).sorted() }
-        #expect(untilTrue(60) { registered() == ["n-0", "n-1", "n-2"] && nodes.allSatisfy { !$0.url.isEmpty } },
+        try #require(untilTrue(60) { registered() == ["n-0", "n-1", "n-2"] && nodes.allSatisfy { !$0.url.isEmpty } },
                 "\(nodes.map { $0.output.suffix(800) })")
         // n-0's next heartbeat reads the full registry: connect replies then list all three.
         let beats = nodes[0].metric("otkit_cluster_heartbeats_total") ?? 0

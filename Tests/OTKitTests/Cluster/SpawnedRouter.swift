@@ -14,11 +14,10 @@ final class SpawnedRouter: @unchecked Sendable {
         self.nodeId = nodeId
         outputPath = "\(directory)/\(nodeId).out"
         let config = "\(directory)/\(nodeId).json"
-        try #"{"clusterDrainSeconds": \#(drainSeconds), "logLevel": "info"}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        try #"{"redis": "\#(redis)", "nodeId": "\#(nodeId)", "clusterDrainSeconds": \#(drainSeconds)}"#.write(toFile: config, atomically: true, encoding: .utf8)
         FileManager.default.createFile(atPath: outputPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["router", "--config", config, "--port", "0", "--media-port", "0", "--public-ip", "127.0.0.1",
-                             "--redis", redis, "--node-id", nodeId]
+        process.arguments = ["router", "--config", config, "--port", "0", "--media-port", "0", "--public-ip", "127.0.0.1"]
         process.environment = ProcessInfo.processInfo.environment.merging(
             ["OTKIT_API_KEY": project.apiKey, "OTKIT_API_SECRET": project.apiSecret]) { _, new in new }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
