@@ -63,6 +63,9 @@ final class ClusterForwarding: Sendable {
                 if !proxy.deliver(text) { self.end(proxy, code: 1008, reason: "slow consumer") }
             }, onClose: { [weak self, weak proxy] failure in
                 guard let self, let proxy else { return }
+                if let failure, !proxy.heardFromOwner {  // the owner never answered the connect: say so to the client
+                    return self.fail(proxy, "cannot reach the node owning session \(proxy.sessionId) (\(found.nodeId)): \(failure)")
+                }
                 if let failure { self.log.log(.warning, "cluster.proxyLost", session: proxy.sessionId, ["owner": found.nodeId, "error": failure]) }
                 self.end(proxy, code: failure == nil ? 1000 : 1011, reason: failure == nil ? "closed by the session's node" : "the session's node is unreachable")
             })

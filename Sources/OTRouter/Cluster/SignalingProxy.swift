@@ -26,6 +26,7 @@ final class SignalingProxy: Sendable {
         var upstream: WebSocketClient?
         var closed = false
         var authenticated = false
+        var heardFromOwner = false
     }
     private let state = Mutex(State())
 
@@ -68,6 +69,7 @@ final class SignalingProxy: Sendable {
     /// the client's own queue refused it (a slow client).
     func deliver(_ text: String) -> Bool {
         let lift = state.withLock { state -> Bool in
+            state.heardFromOwner = true
             guard !state.authenticated, text.contains("\"connected\"") else { return false }
             if case .connected? = try? SignalingCodec.decodeServerMessage(text).message {
                 state.authenticated = true
@@ -78,6 +80,9 @@ final class SignalingProxy: Sendable {
         if lift { client.markAuthenticated() }
         return client.send(text)
     }
+
+    /// Whether the owner has sent anything yet (its answer to `connect` comes first).
+    var heardFromOwner: Bool { state.withLock { $0.heardFromOwner } }
 
     /// Marks the proxy closed and returns the owner's socket to close (off the caller's
     /// thread: closing joins its service thread), nil if none or already closed.
