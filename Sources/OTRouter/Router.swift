@@ -98,6 +98,10 @@ public final class Router: Sendable {
     /// This router's place in a cluster of routers (Redis), nil when it runs alone.
     public var cluster: ClusterNode? { service.cluster }
 
+    /// Drains the router (see ``RouterService/drain(timeoutSeconds:)``): no new clients or
+    /// sessions, proxied clients told to move; returns once empty (true) or at the timeout.
+    @discardableResult public func drain(timeoutSeconds: Double) -> Bool { service.drain(timeoutSeconds: timeoutSeconds) }
+
     /// Closes every socket and stops the timers. Idempotent.
     public func stop() {
         server.stop()

@@ -1,4 +1,5 @@
 @preconcurrency import Dispatch
+import Foundation
 import OTNet
 import OTSignaling
 
@@ -42,6 +43,7 @@ public final class RouterService: WebServerHandler, Sendable {
     /// connections are left as they are (the web server closes the sockets).
     public func stop() {
         timer.cancel()
+        hub.forwarding?.stop()
         hub.stopComposers()
         cluster?.stop(deregister: true)
     }
@@ -61,6 +63,26 @@ public final class RouterService: WebServerHandler, Sendable {
         } catch {
             throw RouterError("cannot join the cluster at \(cluster.configuration.redis): \(error.description)")
         }
+    }
+
+    /// Drains this router (SIGTERM on a clustered router): it takes no new clients (1023;
+    /// resumes 1022, so they try another router) and no new sessions (503), tells every
+    /// client it proxies to move to another router (`move`), and waits until no socket is
+    /// proxied and no connection is left here, or `timeoutSeconds`. Connections of sessions
+    /// this node owns stay until they leave (their sessions do not migrate). Returns
+    /// whether it emptied in time. Cost: polls the metrics every 100 ms.
+    @discardableResult public func drain(timeoutSeconds: Double) -> Bool {
+        hub.perform { hub.draining = true }
+        let own = cluster?.advertisedURL
+        let others = (cluster?.nodeURLs ?? []).filter { $0 != own }
+        let told = hub.forwarding?.moveAll(nodes: others) ?? 0
+        hub.log.log(.info, "router.draining", ["moved": String(told), "timeoutSeconds": String(timeoutSeconds)])
+        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, timeoutSeconds) * 1000))
+        while ContinuousClock.now < deadline {
+            if (hub.forwarding?.statistics.activeProxies ?? 0) == 0, hub.metrics().connections == 0 { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return false
     }
 
     /// Mints a session, as `POST /session/create` does. `apiKey` must be configured.
@@ -92,16 +114,28 @@ public final class RouterService: WebServerHandler, Sendable {
         SignalingPath.sessionId(in: path) != nil
     }
 
-    /// A signaling socket opened; it must send `connect` first.
+    /// A signaling socket opened; it must send `connect` first. One carrying a cluster mark
+    /// (another node proxying a client) is served as that client, or closed if the mark
+    /// does not verify.
     public func webSocketOpened(_ peer: any WebSocketPeer, path: String, query: [(name: String, value: String)]) {
-        hub.opened(peer, path: path)
+        hub.opened(peer, path: path, query: query)
     }
 
-    /// One signaling message from a client.
-    public func webSocketReceived(_ peer: any WebSocketPeer, text: String) { hub.received(peer, text: text) }
+    /// One signaling message from a client (to the session's owner if the socket is proxied).
+    public func webSocketReceived(_ peer: any WebSocketPeer, text: String) {
+        if hub.forwarding?.received(peer, text: text) == true { return }
+        hub.received(peer, text: text)
+    }
 
-    /// The socket closed: its connection (if any) waits out the reconnection grace.
-    public func webSocketClosed(_ peer: any WebSocketPeer) { hub.closed(peer) }
+    /// The socket closed: its connection (if any) waits out the reconnection grace (at the
+    /// owner, for a proxied socket).
+    public func webSocketClosed(_ peer: any WebSocketPeer) {
+        if hub.forwarding?.closed(peer) == true { return }
+        hub.closed(peer)
+    }
+
+    /// What this node's proxying and REST forwarding to other nodes did; nil when it runs alone.
+    public var forwardingStatistics: ClusterForwardingStatistics? { hub.forwarding?.statistics }
 }
 
 /// A router failure with a sentence a person can act on.

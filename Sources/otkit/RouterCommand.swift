@@ -26,7 +26,7 @@ enum RouterCommand {
                             "unauthenticatedTimeoutSeconds","maxUnauthenticatedSockets",
                             "maxProjectJWTLifetimeSeconds","redis","nodeId",
                             "clusterHeartbeatMilliseconds","clusterNodeTTLMilliseconds",
-                            "clusterClaimTTLMilliseconds"}
+                            "clusterClaimTTLMilliseconds","clusterSecret","clusterDrainSeconds"}
           --host H          listening address (default 127.0.0.1)
           --port P          listening port (default 0: the kernel picks)
           --media-host IP   the IP clients send media to (default 127.0.0.1)
@@ -48,9 +48,12 @@ enum RouterCommand {
                             prune lapsed nodes, claim the sessions it sees first. Without
                             it the router runs alone. See docs/scale.md.
           --node-id ID      this node's id in the cluster, unique (1-64 of A-Z a-z 0-9 . _ -);
-                            needed with --redis
-          --cluster-secret S the secret the cluster's routers share for their internal
-                            calls (POST /cluster/v1/cascade); without it they are refused
+                            needed with --redis. Nodes sign what they forward to each other
+                            with the cluster secret: config "clusterSecret" or the environment's
+                            OTKIT_CLUSTER_SECRET, else one derived from the projects' secrets.
+                            SIGTERM on a clustered router drains it first (clusterDrainSeconds, 30).
+          --cluster-secret S the secret for router-to-router media cascade calls
+                            (POST /cluster/v1/cascade); without it they are refused
         """
 
     static func run(_ words: ArraySlice<String>) throws -> Int32 {
@@ -96,6 +99,9 @@ enum RouterCommand {
             guard configuration.cluster != nil else { throw Arguments.UsageError(description: "--node-id needs --redis") }
             configuration.cluster?.nodeId = id
         }
+        if let secret = ProcessInfo.processInfo.environment["OTKIT_CLUSTER_SECRET"], !secret.isEmpty, configuration.cluster != nil {
+            configuration.cluster?.secret = secret  // from the environment, never a flag (it would show in ps)
+        }
         if let cluster = configuration.cluster {
             guard !cluster.nodeId.isEmpty else { throw Arguments.UsageError(description: "--redis needs --node-id ID (unique per router)") }
             if let problem = cluster.problem() { throw Arguments.UsageError(description: "\(problem.field): \(problem.text)") }
@@ -134,6 +140,12 @@ enum RouterCommand {
         say("descriptor limit: \(descriptors.after)\(descriptors.after > descriptors.before ? " (raised from \(descriptors.before))" : "")\n")
         var received: Int32 = 0
         sigwait(&signals, &received)
+        if received == SIGTERM, let cluster = configuration.cluster {
+            // A clustered router drains: no new clients, its proxied clients move to other nodes.
+            say("otkit router: SIGTERM, draining (up to \(Int(cluster.drainTimeoutSeconds)) s)\n")
+            let emptied = router.drain(timeoutSeconds: cluster.drainTimeoutSeconds)
+            say("otkit router: \(emptied ? "drained" : "drain timed out"), stopping\n")
+        }
         say("otkit router: \(received == SIGINT ? "SIGINT" : "SIGTERM"), stopping\n")
         router.stop()
         return 0

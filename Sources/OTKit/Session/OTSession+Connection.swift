@@ -48,6 +48,9 @@ extension OTSession {
             }
             switch reply {
             case .connected(let connected):
+                self.noteClusterNodes(connected)
+                self.resumeAttempts = 0
+                self.currentBase = self.attemptBase
                 if resume { self.resumed(connected) } else { self.connected(connected) }
             case .error(let error):
                 if resume && error.code == Int(OTSessionErrorCode.connectionDropped.rawValue) { return }  // path lost again: onLost retries
@@ -120,7 +123,7 @@ extension OTSession {
         }
     }
 
-    private func beginReconnecting() {
+    func beginReconnecting() {
         let (grace, subscribers) = lock.withLock { () -> (Double, [OTSubscriberKit]) in
             state.status = .reconnecting
             return (state.graceSeconds, state.subscribers)
@@ -145,9 +148,41 @@ extension OTSession {
         }
         work.asyncAfter(deadline: .now() + (delay ?? settings.reconnectRetryInterval)) { [weak self] in
             guard let self, self.sessionConnectionStatus == .reconnecting else { return }
-            guard let url = self.settings.webSocketURL(sessionId: self.sessionId) else { return }
+            guard let url = self.nextResumeURL() else { return }
             self.openChannel(url: url, resume: true)
         }
+    }
+
+    /// Where the next resume attempt goes: the router the client was on first, then, in a
+    /// cluster, each other router in turn (any of them reaches the session's owner).
+    /// Work queue only.
+    func nextResumeURL() -> String? {
+        let bases = [settings.routerURL] + clusterNodes
+        let start = bases.firstIndex(of: currentBase ?? settings.routerURL) ?? 0
+        let base = bases[(start + resumeAttempts) % bases.count]
+        resumeAttempts += 1
+        attemptBase = base
+        return settings.webSocketURL(sessionId: sessionId, base: base)
+    }
+
+    /// The router is draining: leave it and resume through another router of the cluster
+    /// (the same path as a lost socket: `sessionDidBeginReconnecting`, then
+    /// `sessionDidReconnect`). Work queue only.
+    func moveToAnotherRouter(_ move: MoveEvent) {
+        guard sessionConnectionStatus == .connected else { return }
+        let nodes = move.nodes.filter { ($0.hasPrefix("http://") || $0.hasPrefix("https://")) && $0.utf8.count <= 512 }.prefix(64)
+        if !nodes.isEmpty { clusterNodes = Array(nodes) }
+        log.add("the router asks this client to move (\(move.reason)); \(clusterNodes.count) other routers known")
+        channel?.close()
+        resumeAttempts = 1  // the first attempt goes to the next router, not this one
+        beginReconnecting()
+    }
+
+    /// Keeps the cluster's router list of a connect or resume reply: http(s) URLs only, at most 64.
+    func noteClusterNodes(_ reply: ConnectedReply) {
+        guard let nodes = reply.clusterNodes else { return }
+        clusterNodes = Array(nodes.filter { ($0.hasPrefix("http://") || $0.hasPrefix("https://")) && $0.utf8.count <= 512 }.prefix(64))
+            .filter { settings.webSocketURL(sessionId: sessionId, base: $0) != settings.webSocketURL(sessionId: sessionId) }
     }
 
     /// Back with the same connection: `sessionDidReconnect`, then the events missed while

@@ -71,6 +71,8 @@ extension OTSession {
             if let publisher { publisher.revokeRelayedReceivers(revoked) } else { log.add("receiver revocation without a publisher") }
         case .mediaFailed(let failure):
             mediaFailed(failure)
+        case .move(let move):
+            moveToAnotherRouter(move)
         case .connected, .published, .subscribed, .issueReported, .ok, .pong:
             log.add("unexpected reply without a request")
         }

@@ -42,6 +42,13 @@ public final class OTSession: @unchecked Sendable {
     /// On resume: the reply to reconcile once its replayed events are handled, and how
     /// many are still to come.
     var pendingReconciliation: (reply: ConnectedReply, remaining: Int)?
+    /// The routers of the cluster the router named (`ConnectedReply.clusterNodes`), where
+    /// resume attempts go in turn after `routerURL`; and how many attempts were made.
+    var clusterNodes: [String] = []
+    var resumeAttempts = 0
+    /// The router base URL of the live channel, and of the attempt in flight (nil: `routerURL`).
+    var currentBase: String?
+    var attemptBase: String?
     var statsTimer: DispatchSourceTimer?
     var connectWaiters: [CheckedContinuation<Void, any Error>] = []
     /// Unpublish/unsubscribe requests and cancelled publishes/subscribes in flight (OTSession+Lifecycle).

@@ -77,8 +77,8 @@ public final class OTSessionSettings: @unchecked Sendable {
     }
 
     /// The WebSocket URL for `sessionId`, or nil when `routerURL` is not an http(s)/ws(s) URL.
-    func webSocketURL(sessionId: String) -> String? {
-        var base = routerURL
+    func webSocketURL(sessionId: String, base: String? = nil) -> String? {
+        var base = base ?? routerURL
         while base.hasSuffix("/") { base.removeLast() }
         let scheme: String
         let rest: Substring

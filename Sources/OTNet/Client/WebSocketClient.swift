@@ -77,6 +77,9 @@ public final class WebSocketClient: WebSocketPeer {
         return result == .queued
     }
 
+    /// Messages queued and not yet written (a relay's backpressure signal). Cost: the lock.
+    public var queuedMessages: Int { core.outgoing.withLock { $0.count } }
+
     /// Sends a close frame with `code` and `reason` after the queued messages, waits up to
     /// 1 s for the close handshake, then tears the connection down and joins the service
     /// thread. `onClose(nil)` has run when this returns (unless it had already run).

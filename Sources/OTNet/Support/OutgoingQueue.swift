@@ -20,6 +20,8 @@ struct OutgoingQueue {
     enum AppendResult { case queued, refused, overflow }
 
     var isEmpty: Bool { head == messages.count }
+    /// Messages waiting to be written.
+    var count: Int { messages.count - head }
     /// Messages or a close frame are waiting to be written.
     var hasWork: Bool { !isEmpty || closeRequest != nil }
 

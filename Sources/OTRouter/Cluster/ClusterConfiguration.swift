@@ -18,6 +18,16 @@ public struct ClusterConfiguration: Sendable, Equatable {
     public var redisTimeoutMilliseconds = 1000
     /// The prefix of every key and channel (several clusters may share one Redis).
     public var keyPrefix = "otkit:"
+    /// The secret nodes sign what they forward to each other with (proxied sockets, REST
+    /// calls; `--cluster-secret`, config `clusterSecret`). Nil derives it from the project
+    /// secrets, which every node of a cluster shares (docs/scale.md). Never logged.
+    public var secret: String?
+    /// Messages a proxied client may have waiting for the owner's socket before that client
+    /// is closed (1008, counted); other clients are not affected.
+    public var proxyQueueMessages = 256
+    /// How long SIGTERM waits for the node to empty (clients moved, connections gone)
+    /// before it stops anyway, seconds (config `clusterDrainSeconds`).
+    public var drainTimeoutSeconds: Double = 30
 
     /// A configuration with the default timings.
     public init(redis: RedisEndpoint, nodeId: String) {
@@ -41,6 +51,8 @@ public struct ClusterConfiguration: Sendable, Equatable {
         guard (1...64).contains(keyPrefix.utf8.count), keyPrefix.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
             return ("keyPrefix", "must be 1-64 printable ASCII characters without spaces")
         }
+        guard drainTimeoutSeconds >= 0, drainTimeoutSeconds <= 3600 else { return ("clusterDrainSeconds", "must be 0...3600") }
+        guard (1...100_000).contains(proxyQueueMessages) else { return ("clusterProxyQueueMessages", "must be 1...100000") }
         return nil
     }
 }

@@ -40,6 +40,20 @@ extension ClusterNode {
         }
     }
 
+    /// Places `sessionId` now: claims it unless another node has, and waits for the answer
+    /// (``believedOwner(of:)`` says the result; nil when Redis did not answer, and the
+    /// claim is then retried at a heartbeat). Not from the cluster queue. Cost: one or two round trips.
+    public func place(_ sessionId: String) {
+        queue.sync {
+            do throws(RedisError) {
+                try claim(sessionId)
+            } catch {
+                _ = state.withLock { $0.pendingClaims.insert(sessionId) }
+                failed(error, doing: "claim session")
+            }
+        }
+    }
+
     /// The stored record of `sessionId` as this node knows it (from Redis at start and from
     /// the events channel since), nil if unknown. No I/O: safe under the signaling lock.
     /// Cost: the mutex and a dictionary lookup.

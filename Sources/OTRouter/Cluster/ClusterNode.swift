@@ -43,6 +43,8 @@ public final class ClusterNode: Sendable {
         var subscriber: RedisSubscriber?
         var advertised: (url: String, publicIP: String, mediaPort: Int?)?
         var load: (@Sendable () -> ClusterLoad)?
+        /// The base URLs of the registered nodes, as of the last heartbeat.
+        var nodeURLs: [String] = []
     }
     let state = Mutex(State())
     /// The heartbeat, on `queue`; resumed by `start`, cancelled by `stop`.
@@ -152,6 +154,18 @@ public final class ClusterNode: Sendable {
         log.log(.info, "cluster.left", ["node": nodeId, "deregistered": deregister ? "true" : "false"])
     }
 
+    /// The base URLs (REST + signaling) of the nodes registered at the last heartbeat, this
+    /// one included: where a client may reconnect when its node goes. No I/O. Cost: a copy under the mutex.
+    public var nodeURLs: [String] {
+        state.withLock { state in
+            guard let own = state.advertised?.url, !state.nodeURLs.contains(own) else { return state.nodeURLs }
+            return (state.nodeURLs + [own]).sorted()
+        }
+    }
+
+    /// The base URL this node registered with, nil before ``start(url:publicIP:mediaPort:load:)``.
+    public var advertisedURL: String? { state.withLock { $0.advertised?.url } }
+
     /// What the cluster plane has done. Cost: the mutex.
     public var statistics: ClusterStatistics {
         state.withLock { state in
@@ -223,6 +237,10 @@ public final class ClusterNode: Sendable {
             try flushPending()
             let pruned = try connection.command(strings: ["EVAL", ClusterScripts.pruneNodes, "1", keys.nodes, keys.prefix])
             let gone = (pruned.elements ?? []).compactMap(\.text)
+            let urls = Self.pairs(try connection.command(strings: ["HGETALL", keys.nodes]))
+                .compactMap { _, value in try? JSONDecoder().decode(ClusterNodeInfo.self, from: Data(value)) }
+                .sorted { $0.id < $1.id }.map(\.url)
+            state.withLock { $0.nodeURLs = urls }
             state.withLock { $0.statistics.heartbeats += 1 }
             if !gone.isEmpty {
                 state.withLock { $0.statistics.nodesPruned += UInt64(gone.count) }

@@ -28,10 +28,11 @@ enum ConfigurationFile {
         var limits: Limits?
         var redis: String?
         var nodeId: String?
-        var clusterSecret: String?
         var clusterHeartbeatMilliseconds: Int?
         var clusterNodeTTLMilliseconds: Int?
         var clusterClaimTTLMilliseconds: Int?
+        var clusterSecret: String?
+        var clusterDrainSeconds: Double?
     }
 
     /// The `"limits"` object: any field of `RouterLimits`.
@@ -54,8 +55,8 @@ enum ConfigurationFile {
     static let knownKeys: Set<String> = ["host", "port", "tls", "mediaHost", "mediaPort", "publicIP", "mediaWorkers", "devTokens", "archiveDirectory", "projects", "reconnectGraceSeconds",
                                          "silenceTimeoutSeconds", "maxConnectionsPerSession", "logLevel",
                                          "unauthenticatedTimeoutSeconds", "maxUnauthenticatedSockets", "maxProjectJWTLifetimeSeconds",
-                                         "limits", "redis", "nodeId", "clusterSecret", "clusterHeartbeatMilliseconds", "clusterNodeTTLMilliseconds",
-                                         "clusterClaimTTLMilliseconds"]
+                                         "limits", "redis", "nodeId", "clusterHeartbeatMilliseconds", "clusterNodeTTLMilliseconds",
+                                         "clusterClaimTTLMilliseconds", "clusterSecret", "clusterDrainSeconds"]
 
     static func apply(path: String, to configuration: inout RouterConfiguration) throws(RouterConfigurationError) {
         func fail(_ field: String, _ problem: String) -> RouterConfigurationError {
@@ -141,14 +142,17 @@ enum ConfigurationFile {
             }
         }
         if model.nodeId != nil || model.clusterHeartbeatMilliseconds != nil || model.clusterNodeTTLMilliseconds != nil
-            || model.clusterClaimTTLMilliseconds != nil {
+            || model.clusterClaimTTLMilliseconds != nil || model.clusterDrainSeconds != nil {
             guard var cluster = configuration.cluster else { throw fail("redis", "nodeId and the cluster timings need \"redis\"") }
             if let id = model.nodeId { cluster.nodeId = id }
             if let value = model.clusterHeartbeatMilliseconds { cluster.heartbeatMilliseconds = value }
             if let value = model.clusterNodeTTLMilliseconds { cluster.nodeTTLMilliseconds = value }
             if let value = model.clusterClaimTTLMilliseconds { cluster.claimTTLMilliseconds = value }
+            if let value = model.clusterDrainSeconds { cluster.drainTimeoutSeconds = value }
             configuration.cluster = cluster
         }
+        // One secret for both uses: signing forwarded sockets (with "redis") and cascade calls.
+        if let value = model.clusterSecret, configuration.cluster != nil { configuration.cluster!.secret = value }
         for project in model.projects ?? [] {
             configuration.projects.append(ProjectCredentials(apiKey: project.apiKey, apiSecret: project.apiSecret))
         }

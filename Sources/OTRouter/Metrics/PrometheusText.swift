@@ -78,6 +78,18 @@ enum PrometheusText {
                    [("{reason=\"credentials\"}", String(cascade.requestsRefused)),
                     ("{reason=\"unknown_stream\"}", String(cascade.requestsUnknownStream))])
         }
+        if let forwarding = metrics.forwarding {  // only with --redis
+            single("otkit_cluster_proxied_sockets_total", "counter", "Client sockets proxied to the session's owner.", forwarding.proxiedSockets)
+            single("otkit_cluster_proxied_sockets", "gauge", "Client sockets proxied to another node now.", forwarding.activeProxies)
+            single("otkit_cluster_proxy_failures_total", "counter", "Proxied sockets whose owner could not be reached.", forwarding.proxyFailures)
+            single("otkit_cluster_proxy_overflows_total", "counter", "Proxied clients closed for a full queue toward the owner.",
+                   forwarding.proxyOverflows)
+            single("otkit_cluster_rest_forwarded_total", "counter", "REST calls forwarded to the session's owner.", forwarding.restForwarded)
+            single("otkit_cluster_rest_owner_unreachable_total", "counter", "REST calls answered 503: the owner could not be reached.",
+                   forwarding.restOwnerUnreachable)
+            single("otkit_cluster_forged_marks_total", "counter", "Sockets and REST calls refused for a cluster mark that does not verify.",
+                   forwarding.forgedMarks)
+        }
         metric("otkit_rest_requests_total", "counter", "HTTP requests answered, by status.",
                metrics.restRequests.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", String($0.value)) })
         metric("otkit_rest_auth_refused_total", "counter", "REST calls refused for their X-OPENTOK-AUTH JWT, by reason.",

@@ -42,6 +42,8 @@ public struct RouterMetrics: Sendable, Equatable {
     public var cluster: ClusterStatistics?
     /// What the media cascade legs did (`MediaRouter.cascadeCounters`), nil without a `MediaRouter`.
     public var cascade: CascadeStatistics?
+    /// What proxying and REST forwarding to other nodes did (`--redis`), nil for a router running alone.
+    public var forwarding: ClusterForwardingStatistics?
 
     /// All zero.
     public init() {}

@@ -29,6 +29,12 @@ struct RESTAPI {
             let path = segments
             let apiKey = path[2]
             if let refusal = authenticate(request.headers["x-opentok-auth"], apiKey: apiKey) { return failure(refusal) }
+            // A session owned by another node of the cluster: its owner answers (docs/scale.md).
+            switch hub.forwarding?.forward(request, path: Array(path.dropFirst(3))) {
+            case .success(let response)?: return response
+            case .failure(let error)?: return failure(error)
+            case nil: break
+            }
             return project(apiKey: apiKey, method: request.method, path: Array(path.dropFirst(3)), request: request)
         }
         return failure(RESTError(404, "no such endpoint: \(request.method) \(request.path)"))
@@ -99,6 +105,9 @@ struct RESTAPI {
         if var refusal = authenticate(header, apiKey: apiKey) {
             if refusal.status == 401 { refusal.status = 403 }  // a credential was presented
             return failure(refusal)
+        }
+        if hub.perform({ hub.draining }) {
+            return failure(RESTError(503, "this router is draining: create the session on another router of the cluster"))
         }
         guard let form = RESTBodies.form(request.body) else { return failure(RESTError(400, "the body is not form-encoded")) }
         let relayed: Bool

@@ -18,6 +18,8 @@ final class SessionHub: @unchecked Sendable {
     let counters: MetricsCounters
     /// This router's place in a cluster of routers (Redis), nil when it runs alone.
     let cluster: ClusterNode?
+    /// Proxying and REST forwarding to other nodes of the cluster, nil when it runs alone.
+    let forwarding: ClusterForwarding?
 
     /// A socket the router has open, with what it is doing.
     struct PeerState {
@@ -27,6 +29,10 @@ final class SessionHub: @unchecked Sendable {
         /// The connection it carries, once connected.
         var connectionId: String?
         var lastHeard: ContinuousClock.Instant
+        /// The node that proxies this socket to us (its mark verified), nil for a direct client.
+        var forwardedBy: String? = nil
+        /// Placement was asked of Redis for this socket's connect already (no second time).
+        var placed = false
     }
 
     /// Something to do once the lock is released.
@@ -67,6 +73,8 @@ final class SessionHub: @unchecked Sendable {
     var eventLogs: [String: EventLog] = [:]
     /// The last event sequence number given (router-wide).
     var eventSeq = 0
+    /// The router is draining (`RouterService.drain`): no new clients or sessions.
+    var draining = false
 
     /// How many issue reports are kept (the oldest is dropped first).
     static let issueCapacity = 256
@@ -75,6 +83,9 @@ final class SessionHub: @unchecked Sendable {
          cluster: ClusterNode? = nil) {
         self.configuration = configuration
         self.cluster = cluster
+        forwarding = cluster.map { node in
+            ClusterForwarding(cluster: node, projects: configuration.projects.map { ($0.apiKey, $0.apiSecret) }, log: log)
+        }
         self.media = media
         self.log = log
         self.counters = counters
@@ -314,6 +325,7 @@ final class SessionHub: @unchecked Sendable {
         metrics.mediaSockets = media.openSockets
         metrics.cluster = cluster?.statistics
         metrics.cascade = (media as? MediaRouter)?.cascadeCounters.snapshot
+        metrics.forwarding = forwarding?.statistics
         counters.fill(&metrics)
         return metrics
     }

@@ -27,12 +27,30 @@ import OTSignaling
 extension SessionHub {
     // MARK: - Socket lifecycle
 
-    func opened(_ peer: any WebSocketPeer, path: String) {
+    func opened(_ peer: any WebSocketPeer, path: String, query: [(name: String, value: String)] = []) {
         guard let sessionId = SignalingPath.sessionId(in: path) else {
             perform { close(peer, code: 1008, reason: "not a signaling path: use /v1/session/{sessionId}/ws") }
             return
         }
-        perform { peers[peer.id] = PeerState(peer: peer, sessionId: sessionId, connectionId: nil, lastHeard: .now) }
+        var peer = peer
+        var forwardedBy: String?
+        if let forwarding {
+            do throws(ClusterMarker.Forged) {
+                if let mark = try forwarding.marker.verifySocket(query, sessionId: sessionId) {
+                    peer = ForwardedPeer(peer, node: mark.node, client: mark.client)
+                    forwardedBy = mark.node
+                }
+            } catch {
+                forwarding.forged("socket", remote: peer.remoteAddress)
+                perform { close(peer, code: 1008, reason: "cluster mark does not verify") }
+                return
+            }
+        } else if query.contains(where: { $0.name == ClusterMarker.viaArgument }) {
+            counters.badMessage()
+            perform { close(peer, code: 1008, reason: "this router is not in a cluster") }
+            return
+        }
+        perform { peers[peer.id] = PeerState(peer: peer, sessionId: sessionId, connectionId: nil, lastHeard: .now, forwardedBy: forwardedBy) }
     }
 
     func closed(_ peer: any WebSocketPeer) {
@@ -62,7 +80,7 @@ extension SessionHub {
             }
             guard let connectionId = state.connectionId else {
                 switch message {
-                case .connect(let request): connect(request, requestId: requestId, state: state)
+                case .connect(let request): connect(request, requestId: requestId, state: state, text: text)
                 case .ping: send(.pong, requestId: requestId, to: peer)
                 default: send(.error(ErrorReply(code: 1010, message: "not connected: send connect first")), requestId: requestId, to: peer)
                 }
@@ -89,7 +107,7 @@ extension SessionHub {
         peers[state.peer.id] = nil
     }
 
-    private func connect(_ request: ConnectRequest, requestId: Int, state: PeerState) {
+    private func connect(_ request: ConnectRequest, requestId: Int, state: PeerState, text: String) {
         guard let credentials = configuration.project(request.apiKey) else {
             refuseToken("unknown_api_key", "the API key \(request.apiKey) is not served by this router", requestId: requestId, state: state)
             return
@@ -111,6 +129,17 @@ extension SessionHub {
                 return
             }
         }
+        if draining, state.forwardedBy == nil {
+            // A resumer hears "dropped" and tries the next router; a newcomer hears "refused".
+            let code = resuming ? 1022 : 1023
+            send(.error(ErrorReply(code: code, message: "this router is draining: connect through another router of the cluster")),
+                 requestId: requestId, to: state.peer)
+            close(state.peer, code: 1001, reason: "draining")
+            peers[state.peer.id] = nil
+            log.log(.info, "connection.refusedDraining", session: state.sessionId, ["remote": state.peer.remoteAddress])
+            return
+        }
+        if placedElsewhere(request, requestId: requestId, state: state, text: text) { return }
         guard var session = sessionOrAdopt(state.sessionId, apiKey: credentials.apiKey).flatMap({ sessions.removeValue(forKey: $0.id) }) else {
             refuseToken("wrong_api_key", "session \(state.sessionId) does not belong to API key \(credentials.apiKey)",
                         requestId: requestId, state: state)
@@ -161,10 +190,12 @@ extension SessionHub {
         let streams = session.streamOrder.compactMap { session.streams[$0]?.wire }
             .filter { ownStreams || $0.connectionId != connection.id }
         let archive = session.activeArchiveId.flatMap { archives[$0] }.map { WireArchive(id: $0.id, name: $0.name ?? "") }
-        return ConnectedReply(connection: connection.wire, capabilities: WireCapabilities(role: connection.role), connections: others,
-                              streams: streams, archive: archive, forceMuteAll: session.muteAll, resumeSecret: connection.resumeSecret,
-                              reconnectGraceMilliseconds: Int(configuration.reconnectGraceSeconds * 1000), relayed: session.relayed,
-                              e2ee: session.e2ee)
+        var reply = ConnectedReply(connection: connection.wire, capabilities: WireCapabilities(role: connection.role), connections: others,
+                                   streams: streams, archive: archive, forceMuteAll: session.muteAll, resumeSecret: connection.resumeSecret,
+                                   reconnectGraceMilliseconds: Int(configuration.reconnectGraceSeconds * 1000), relayed: session.relayed,
+                                   e2ee: session.e2ee)
+        if let urls = cluster?.nodeURLs, !urls.isEmpty { reply.clusterNodes = urls }
+        return reply
     }
 
     /// Re-attaches a connection to a new socket: the others see `streamResumed` for its

@@ -1328,7 +1328,7 @@ export class Session extends Emitter {
   }
 
   _url() {
-    const base = new URL(this._routerURL.href);
+    const base = new URL(this._currentBase || this._routerURL.href);
     base.protocol = base.protocol === 'https:' || base.protocol === 'wss:' ? 'wss:' : 'ws:';
     base.pathname = `/v1/session/${encodeURIComponent(this.sessionId)}/ws`;
     base.search = '';
@@ -1359,6 +1359,7 @@ export class Session extends Emitter {
         if (message.local) return;  // the session ended meanwhile
         if (message.type === 'connected') {
           this._startHeartbeat(socket);
+          this._noteClusterNodes(message.body.clusterNodes);
           if (resume) this._resumed(message.body); else this._connected(message.body);
         } else if (message.type === 'error') {
           const { code, message: text } = message.body;
@@ -1626,6 +1627,9 @@ export class Session extends Emitter {
         if (body.type) this._dispatch(event, eventType);
         return;
       }
+      case 'move':
+        this._move(body);
+        return;
       case 'mediaFailed': {
         // The router ended one of this connection's media legs by itself (its DTLS never
         // finished): that subscriber or this stream's publisher ends as when ICE fails here.
@@ -1721,8 +1725,32 @@ export class Session extends Emitter {
       this._beginReconnecting(reason);
     } else if (this._state === 'reconnecting') {
       this._dropSocket();
+      this._nextRouter();  // in a cluster, the next attempt goes to another router
       this._scheduleResume();
     }
+  }
+
+  /** Keeps the routers of the cluster a reply names (http(s) URLs, at most 64). */
+  _noteClusterNodes(nodes) {
+    if (!Array.isArray(nodes)) return;
+    this._clusterNodes = nodes.filter((u) => typeof u === 'string' && /^https?:\/\//.test(u) && u.length <= 512)
+      .map((u) => u.replace(/\/+$/, '')).slice(0, 64);
+  }
+
+  /** Switches to the next router of the cluster (after the page's own), if there are several. */
+  _nextRouter() {
+    const own = this._routerURL.href.replace(/\/+$/, '');
+    const bases = [own, ...(this._clusterNodes || []).filter((u) => u !== own)];
+    const index = bases.indexOf(this._currentBase || own);
+    this._currentBase = bases[(index + 1) % bases.length];
+  }
+
+  /** A draining router asks this client to move: resume through another router of the cluster. */
+  _move(body) {
+    if (this._state !== 'connected') return;
+    this._noteClusterNodes(body.nodes);
+    this._nextRouter();
+    this._beginReconnecting('the router is draining');
   }
 
   _beginReconnecting() {

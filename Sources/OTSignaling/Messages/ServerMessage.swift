@@ -58,6 +58,24 @@ public enum ServerMessage: Sendable, Equatable {
     /// not finish in time) and removed what the leg carried: the stream (a publisher leg;
     /// the others get `streamDestroyed` with "networkDisconnected") or the subscription.
     case mediaFailed(MediaFailure)
+    /// The router is draining (stopping in a cluster): the client should close this socket
+    /// and resume its connection through another router of the cluster — one of `nodes`
+    /// (base URLs) if given, else one it already knows.
+    case move(MoveEvent)
+}
+
+/// The `move` event: where a client of a draining router should reconnect.
+public struct MoveEvent: Codable, Sendable, Equatable {
+    /// The base URLs (`http(s)://host:port`) of the routers to try, the draining one left out.
+    public var nodes: [String]
+    /// Why, for logs ("draining").
+    public var reason: String
+
+    /// An event with every field given.
+    public init(nodes: [String], reason: String) {
+        self.nodes = nodes
+        self.reason = reason
+    }
 }
 
 /// The `connected` reply.
@@ -89,6 +107,10 @@ public struct ConnectedReply: Codable, Sendable, Equatable {
     /// = false), so clients that predate it ignore it and routers that predate it are
     /// understood.
     public var e2ee: Bool?
+    /// The base URLs (`http(s)://host:port`) of every router of the cluster serving this
+    /// session, where the client may reconnect (resuming) when its router goes away or asks
+    /// it to move. Absent from a router running alone.
+    public var clusterNodes: [String]?
 
     /// A reply with every field given.
     public init(connection: WireConnection, capabilities: WireCapabilities, connections: [WireConnection],

@@ -77,6 +77,7 @@ public enum SignalingCodec {
         case .encodingPreferences(let body): return write("encodingPreferences", requestId, body)
         case .relayedReceiversRevoked(let body): return write("relayedReceiversRevoked", requestId, body)
         case .mediaFailed(let body): return write("mediaFailed", requestId, body)
+        case .move(let body): return write("move", requestId, body)
         }
     }
 
@@ -156,6 +157,7 @@ public enum SignalingCodec {
         case "encodingPreferences": message = .encodingPreferences(try body(envelope))
         case "relayedReceiversRevoked": message = .relayedReceiversRevoked(try body(envelope))
         case "mediaFailed": message = .mediaFailed(try body(envelope))
+        case "move": message = .move(try body(envelope))
         default: throw .unknownType(envelope.type)
         }
         return (message, envelope.requestId, envelope.seq)

@@ -20,7 +20,7 @@ import Testing
         #expect(try trio.check.command("EXISTS", trio.keys.alive("node-2")) == .integer(0))
         // Its claim lapses; the next node to see the session takes it.
         #expect(eventually(timeout: 30) { (try? trio.ownerInRedis(id)) == .some(nil) })
-        #expect(trio.connect(on: 1, to: id))
+        #expect(trio.connect(on: 1, to: id) == .servedHere)
         #expect(eventually(timeout: 30) { trio.cluster(1).believedOwner(of: id) == "node-1" })
         #expect(try trio.ownerInRedis(id) == "node-1")
         print("liveness: pruned \(pruned) node(s); node-1 heartbeats \(trio.cluster(1).statistics.heartbeats)")
@@ -61,7 +61,7 @@ import Testing
         trio.redis.stop()
         // The router keeps serving: the session is created, owned locally, and waits for Redis.
         let id = try trio.createSession(on: 0)
-        #expect(trio.connect(on: 0, to: id))
+        #expect(trio.connect(on: 0, to: id) == .servedHere)
         #expect(trio.cluster(0).ownedSessions.contains(id))
         #expect(trio.cluster(0).statistics.redisErrors >= 1)
         try trio.redis.restart()

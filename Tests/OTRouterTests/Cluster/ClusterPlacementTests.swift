@@ -45,17 +45,22 @@ import Testing
         #expect(failures.withLock { $0 } == [])
         let sessions = created.withLock { $0 }
         #expect(sessions.count == 50)
-        let connected = Atomic(0)
+        let served = Atomic(0), proxied = Atomic(0)
         DispatchQueue.concurrentPerform(iterations: 150) { job in
-            if trio.connect(on: job % 3, to: sessions[job / 3]!) { connected.add(1, ordering: .relaxed) }
+            switch trio.connect(on: job % 3, to: sessions[job / 3]!) {
+            case .servedHere: served.add(1, ordering: .relaxed)
+            case .proxied: proxied.add(1, ordering: .relaxed)
+            case .refused: break
+            }
         }
-        #expect(connected.load(ordering: .relaxed) == 150)
+        // Each session's owner serves its client; the two other nodes proxy theirs to it.
+        #expect(served.load(ordering: .relaxed) == 50 && proxied.load(ordering: .relaxed) == 100)
         let ids = Array(sessions.values)
         #expect(eventually(timeout: 60) { ids.allSatisfy { id in (0..<3).allSatisfy { trio.cluster($0).believedOwner(of: id) != nil } } })
         let owners = try expectOneOwner(trio, ids)
         // The creator saw each session first: it owns it.
         for (index, id) in sessions { #expect(owners[id] == index % 3, "\(id) created on node \(index % 3) is owned by \(owners[id] ?? -1)") }
-        for index in 0..<3 { for id in ids { #expect(trio.holds(index, id)) } }
+        for index in 0..<3 { for id in ids { #expect(trio.holds(index, id) == (owners[id] == index)) } }
         let won = (0..<3).reduce(UInt64(0)) { $0 + trio.cluster($1).statistics.claimsWon }
         let lost = (0..<3).reduce(UInt64(0)) { $0 + trio.cluster($1).statistics.claimsLost }
         print("placement: 50 REST sessions, 150 connects: claims won \(won), lost \(lost)")
@@ -77,7 +82,7 @@ import Testing
         let ids = try (0..<50).map { _ in try OpenTokSessionID.create(apiKey: Fixture.project.apiKey).rawValue }
         let start = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
-        let connected = Atomic(0)
+        let served = Atomic(0), proxied = Atomic(0)
         let ready = DispatchSemaphore(value: 0)
         for node in 0..<3 {
             group.enter()
@@ -88,15 +93,19 @@ import Testing
                 start.wait()
                 // Each node walks the list from its own starting point, so all three keep
                 // reaching sessions the others are claiming at that moment.
-                for step in 0..<ids.count where trio.connect(on: node, to: ids[(step + node * 17) % ids.count]) {
-                    connected.add(1, ordering: .relaxed)
+                for step in 0..<ids.count {
+                    switch trio.connect(on: node, to: ids[(step + node * 17) % ids.count]) {
+                    case .servedHere: served.add(1, ordering: .relaxed)
+                    case .proxied: proxied.add(1, ordering: .relaxed)
+                    case .refused: break
+                    }
                 }
             }
         }
         for _ in 0..<3 { ready.wait() }
         for _ in 0..<3 { start.signal() }
         group.wait()
-        #expect(connected.load(ordering: .relaxed) == 150)
+        #expect(served.load(ordering: .relaxed) == 50 && proxied.load(ordering: .relaxed) == 100)
         #expect(eventually(timeout: 60) { ids.allSatisfy { id in (0..<3).allSatisfy { trio.cluster($0).believedOwner(of: id) != nil } } })
         let owners = try expectOneOwner(trio, ids)
         let spread = (0..<3).map { node in owners.values.filter { $0 == node }.count }
@@ -116,9 +125,11 @@ import Testing
         #expect(stored.apiKey == Fixture.project.apiKey)
         #expect(eventually(timeout: 30) { trio.cluster(1).knownSession(id) != nil && trio.cluster(2).knownSession(id) != nil })
         #expect(trio.cluster(1).knownSession(id) == stored)
-        // A client connecting on node 2 gets the session as created (relayed), not a default.
-        #expect(trio.connect(on: 2, to: id))
-        #expect(trio.services[2].hub.perform { trio.services[2].hub.sessions[id]?.relayed } == true)
+        // A client connecting on node 2 is proxied to the owner (which has the session as
+        // created, relayed); node 2 keeps no copy of the session.
+        #expect(trio.connect(on: 2, to: id) == .proxied)
+        #expect(trio.services[2].hub.perform { trio.services[2].hub.sessions[id] } == nil)
+        #expect(trio.services[0].hub.perform { trio.services[0].hub.sessions[id]?.relayed } == true)
         // Node 1 does not own it and can say who does, with where to reach it.
         #expect(!trio.cluster(1).ownedSessions.contains(id))
         let owner = try #require(try trio.cluster(1).owner(ofSession: id))
@@ -151,7 +162,7 @@ import Testing
     @Test func registryListsEveryNodeWithItsLoad() throws {
         let trio = try ClusterTrio()
         let id = try trio.createSession(on: 1)
-        #expect(trio.connect(on: 1, to: id))
+        #expect(trio.connect(on: 1, to: id) == .servedHere)
         #expect(eventually(timeout: 30) {
             (try? trio.cluster(0).nodes())?.first { $0.id == "node-1" }.map { $0.connections == 1 && $0.ownedSessions == 1 } == true
         })

@@ -55,18 +55,28 @@ final class ClusterTrio: Sendable {
         return id
     }
 
-    /// Connects a client to `sessionId` on node `index`; whether it was connected.
+    /// What became of a client's connect on a node.
+    enum Placement: Equatable { case servedHere, proxied, refused }
+
+    /// Connects a client to `sessionId` on node `index` and waits (up to 20 s) for the
+    /// outcome: served by this node (it owns the session), proxied toward the owner (whose
+    /// URL here has nothing listening, so the proxy answers that the owner is unreachable),
+    /// or refused.
     @discardableResult
-    func connect(on index: Int, to sessionId: String) -> Bool {
+    func connect(on index: Int, to sessionId: String) -> Placement {
         let peer = FakePeer()
         services[index].webSocketOpened(peer, path: "/v1/session/\(sessionId)/ws", query: [])
         guard let token = try? OpenTokToken.generate(sessionID: sessionId, credentials: Fixture.project, role: .publisher, connectionData: nil)
-        else { return false }
+        else { return .refused }
         let requestId = requests.add(1, ordering: .relaxed).newValue
         services[index].webSocketReceived(peer, text: SignalingCodec.encode(.connect(ConnectRequest(apiKey: Fixture.project.apiKey, token: token)),
                                                                              requestId: requestId))
-        if case .connected? = peer.reply(to: requestId) { return true }
-        return false
+        _ = eventually(timeout: 20) { peer.reply(to: requestId) != nil }
+        switch peer.reply(to: requestId) {
+        case .connected?: return .servedHere
+        case .error(let error)? where error.code == 1010 && error.message.contains("node owning session"): return .proxied
+        default: return .refused
+        }
     }
 
     /// The owner of `sessionId` in Redis (the claim's value), nil if none.

@@ -1,0 +1,177 @@
+import Foundation
+import OTNet
+import OTSignaling
+import Synchronization
+
+/// What a node of a cluster does for sessions that live at another node: it proxies
+/// client signaling sockets to the owner (``SignalingProxy``) and forwards REST calls to
+/// it (``ClusterForwarding+REST``), marking both with ``ClusterMarker`` so the owner
+/// trusts them and never forwards them again. Marks that do not verify are refused and
+/// counted. See docs/scale.md.
+final class ClusterForwarding: Sendable {
+    let cluster: ClusterNode
+    let marker: ClusterMarker
+    let log: RouterLog
+    private let proxies = Mutex<[UInt64: SignalingProxy]>([:])
+    let counters = Mutex(ClusterForwardingStatistics())
+    private let openQueue = DispatchQueue(label: "otkit.cluster.proxy", attributes: .concurrent)
+    private let closeQueue = DispatchQueue(label: "otkit.cluster.proxy.close", attributes: .concurrent)
+
+    init(cluster: ClusterNode, projects: [(apiKey: String, secret: String)], log: RouterLog) {
+        self.cluster = cluster
+        marker = ClusterMarker(secret: cluster.configuration.secret, projects: projects)
+        self.log = log
+    }
+
+    /// What forwarding has done so far. Cost: the mutex.
+    var statistics: ClusterForwardingStatistics {
+        var result = counters.withLock { $0 }
+        result.activeProxies = proxies.withLock { $0.count }
+        return result
+    }
+
+    // MARK: - Sockets
+
+    /// Takes `client` over (its token verified here; `connectText` its `connect`): finds
+    /// the owner's URL and opens a socket there, off the caller's thread. Messages the
+    /// client sends meanwhile wait in the proxy's queue.
+    func proxy(_ client: any WebSocketPeer, sessionId: String, owner: String, connectText: String, connectRequestId: Int) {
+        let proxy = SignalingProxy(client: client, sessionId: sessionId, limit: cluster.configuration.proxyQueueMessages,
+                                   connectRequestId: connectRequestId)
+        proxies.withLock { $0[client.id] = proxy }
+        _ = proxy.forward(connectText)
+        counters.withLock { $0.proxiedSockets += 1 }
+        openQueue.async { [self] in openUpstream(proxy, owner: owner) }
+    }
+
+    private func openUpstream(_ proxy: SignalingProxy, owner: String) {
+        let client = proxy.client
+        let found: ClusterSessionOwner?
+        do throws(RedisError) { found = try cluster.owner(ofSession: proxy.sessionId) } catch {
+            return fail(proxy, "the cluster's Redis does not answer: \(error.description)")
+        }
+        guard let found, found.nodeId != cluster.nodeId, let node = found.node,
+              var url = Self.signalingURL(base: node.url, sessionId: proxy.sessionId) else {
+            return fail(proxy, "the node owning session \(proxy.sessionId) (\(found?.nodeId ?? owner)) is not reachable; try again")
+        }
+        let query = marker.socketArguments(via: cluster.nodeId, client: client.remoteAddress, sessionId: proxy.sessionId)
+        url += "?" + query.map { "\($0.0)=\(Self.escape($0.1))" }.joined(separator: "&")
+        let upstream: WebSocketClient
+        do throws(WebError) {
+            upstream = try WebSocketClient(url: url, onOpen: {}, onText: { [weak self, weak proxy] text in
+                guard let self, let proxy else { return }
+                if !proxy.deliver(text) { self.end(proxy, code: 1008, reason: "slow consumer") }
+            }, onClose: { [weak self, weak proxy] failure in
+                guard let self, let proxy else { return }
+                if let failure, !proxy.heardFromOwner {  // the owner never answered the connect: say so to the client
+                    return self.fail(proxy, "cannot reach the node owning session \(proxy.sessionId) (\(found.nodeId)): \(failure)")
+                }
+                if let failure { self.log.log(.warning, "cluster.proxyLost", session: proxy.sessionId, ["owner": found.nodeId, "error": failure]) }
+                self.end(proxy, code: failure == nil ? 1000 : 1011, reason: failure == nil ? "closed by the session's node" : "the session's node is unreachable")
+            })
+        } catch {
+            return fail(proxy, "cannot reach the node owning session \(proxy.sessionId): \(error.message)")
+        }
+        if !proxy.attach(upstream) { closeQueue.async { upstream.close() } }
+        log.log(.debug, "cluster.proxied", session: proxy.sessionId, ["owner": found.nodeId, "remote": client.remoteAddress])
+    }
+
+    private func fail(_ proxy: SignalingProxy, _ message: String) {
+        counters.withLock { $0.proxyFailures += 1 }
+        log.log(.warning, "cluster.proxyFailed", session: proxy.sessionId, ["error": message])
+        proxy.client.send(SignalingCodec.encode(.error(ErrorReply(code: 1010, message: message)), requestId: proxy.connectRequestId))
+        end(proxy, code: 1011, reason: "session's node unreachable")
+    }
+
+    /// Ends a proxy: closes the client's socket with `code` and the owner's.
+    private func end(_ proxy: SignalingProxy, code: UInt16, reason: String) {
+        _ = proxies.withLock { $0.removeValue(forKey: proxy.client.id) }
+        let upstream = proxy.shut()
+        proxy.client.close(code: code, reason: reason)
+        if let upstream { closeQueue.async { upstream.close() } }
+    }
+
+    /// A message from a client socket: true when the socket is proxied (the message went to
+    /// the owner, or the client was closed for overflowing its queue).
+    func received(_ peer: any WebSocketPeer, text: String) -> Bool {
+        guard let proxy = proxies.withLock({ $0[peer.id] }) else { return false }
+        if !proxy.forward(text) {
+            counters.withLock { $0.proxyOverflows += 1 }
+            log.log(.warning, "cluster.proxyOverflow", session: proxy.sessionId, ["remote": peer.remoteAddress])
+            proxy.client.send(SignalingCodec.encode(.error(ErrorReply(code: 1011, message: "more than \(cluster.configuration.proxyQueueMessages) messages waiting for the session's node: closing this connection")), requestId: nil))
+            end(proxy, code: 1008, reason: "proxy queue full")
+        }
+        return true
+    }
+
+    /// A client socket closed: true when it was proxied (the owner's socket closes too, and
+    /// the owner keeps the connection for its reconnection grace).
+    func closed(_ peer: any WebSocketPeer) -> Bool {
+        guard let proxy = proxies.withLock({ $0.removeValue(forKey: peer.id) }) else { return false }
+        if let upstream = proxy.shut() { closeQueue.async { upstream.close() } }
+        return true
+    }
+
+    /// Closes every proxied socket (the router is stopping).
+    func stop() {
+        let all = proxies.withLock { table -> [SignalingProxy] in
+            defer { table.removeAll() }
+            return Array(table.values)
+        }
+        for proxy in all { end(proxy, code: 1001, reason: "router stopping") }
+    }
+
+    /// Tells every proxied client to move to one of `nodes` (the router is draining).
+    /// Returns how many were told.
+    @discardableResult func moveAll(nodes: [String]) -> Int {
+        let all = proxies.withLock { Array($0.values) }
+        let text = SignalingCodec.encode(.move(MoveEvent(nodes: nodes, reason: "draining")))
+        for proxy in all { proxy.client.send(text) }
+        return all.count
+    }
+
+    /// Counts a mark that did not verify.
+    func forged(_ what: String, remote: String) {
+        counters.withLock { $0.forgedMarks += 1 }
+        log.log(.warning, "cluster.forgedMark", ["what": what, "remote": remote])
+    }
+
+    // MARK: - Text
+
+    /// `ws(s)://host:port/v1/session/{id}/ws` for a node's base URL.
+    static func signalingURL(base: String, sessionId: String) -> String? {
+        var base = base
+        while base.hasSuffix("/") { base.removeLast() }
+        if base.hasPrefix("https://") { base = "wss://" + base.dropFirst(8) }
+        else if base.hasPrefix("http://") { base = "ws://" + base.dropFirst(7) }
+        else { return nil }
+        guard let id = sessionId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#")))
+        else { return nil }
+        return "\(base)/v1/session/\(id)/ws"
+    }
+
+    static func escape(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+}
+
+/// What a node's forwarding to other nodes has done (counters only grow, except the gauge).
+public struct ClusterForwardingStatistics: Sendable, Equatable {
+    /// Client sockets proxied to another node since start.
+    public var proxiedSockets: UInt64 = 0
+    /// Proxied sockets open now (a gauge).
+    public var activeProxies = 0
+    /// Proxies that could not reach the owner (Redis away, owner gone, connect failed).
+    public var proxyFailures: UInt64 = 0
+    /// Proxied clients closed because their queue toward the owner was full.
+    public var proxyOverflows: UInt64 = 0
+    /// REST calls forwarded to the session's owner.
+    public var restForwarded: UInt64 = 0
+    /// REST calls answered 503 because the owner could not be reached.
+    public var restOwnerUnreachable: UInt64 = 0
+    /// Sockets and REST calls refused for a cluster mark that did not verify.
+    public var forgedMarks: UInt64 = 0
+
+    /// All zero.
+    public init() {}
+}
