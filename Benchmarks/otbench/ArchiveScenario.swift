@@ -24,9 +24,15 @@ import OTRecording
 /// cost removed (the same measurement over a 2 s clip subtracted: ffmpeg's start-up and
 /// SDP probing, the recorder's thread and muxer set-up). Sides alternate, the first
 /// flipping each run; medians over `--runs` (default 3). Goal: ratio ≤ 1.0 on both.
+///
+/// Then the composed rows (`ArchiveComposedComparison`): four copies of the same clip
+/// composed into a 1280x720 `bestFit` MP4 by OTKit's `ArchiveComposer` against an ffmpeg
+/// filter graph doing the same layout, decode and encode; goal ratio ≤ 1.0; and the
+/// composer's realtime factor on one core. `--only individual` or `--only composed` runs one half.
 enum ArchiveScenario: Scenario {
     static let name = "archive"
-    static let summary = "CPU per recorded individual stream (StreamRecorder → WebM) vs ffmpeg remuxing the same RTP into WebM"
+    static let summary = "CPU per recorded individual stream (StreamRecorder → WebM) vs ffmpeg remuxing the same RTP into WebM; "
+        + "composing 4 × 640x480 into 1280x720 H.264 + AAC (ArchiveComposer) vs an ffmpeg filter graph"
 
     static let defaultFrames = 600
     static let defaultRuns = 3
@@ -45,6 +51,15 @@ enum ArchiveScenario: Scenario {
         log("archive: encoding \(frames) frames of 640x480 VP8 and \(frames * 50 / 30) Opus packets once")
         let clip = try ArchiveClip.make(frames: frames)
         let mbps = Double(clip.bytes) * 8 / clip.seconds / 1e6
+        let wantsIndividual = options.only.map { "individual".contains($0) } ?? true
+        let wantsComposed = options.only.map { "composed".contains($0) } ?? true
+        var composed: [BenchResult] = []
+        if wantsComposed {
+            log("archive: composing 4 × \(TableReport.format(clip.seconds)) s (OTKit in real time, ffmpeg as fast as it can)")
+            composed = try ArchiveComposedComparison.run(clip: clip, runs: runs, ffmpeg: ffmpeg, ffprobe: ffprobe,
+                                                         directory: directory, log: log)
+        }
+        guard wantsIndividual else { return composed }
         log("archive: \(clip.videoPackets) VP8 + \(clip.audioPackets) Opus RTP packets, \(TableReport.format(mbps)) Mbit/s, "
             + "\(TableReport.format(clip.seconds)) s of media")
 
@@ -79,7 +94,7 @@ enum ArchiveScenario: Scenario {
             .compared("\(label) CPU vs ffmpeg -c copy, start-up removed", value: median(otkitMarginal.sorted()),
                       unit: "ms CPU/s media", baseline: median(peerMarginal.sorted()), goal: 1.0),
             .info("archive individual stream: share of one core per recorded stream (whole run)", value: value / 10, unit: "%"),
-        ]
+        ] + composed
     }
 
     static let shortFrames = 60

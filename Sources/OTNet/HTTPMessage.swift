@@ -51,6 +51,14 @@ public struct HTTPResponse: Sendable, Equatable {
     public var headers: [String: String]
     /// The body bytes.
     public var body: [UInt8]
+    /// When set, the body is this file's content instead of `body`: the server opens it when
+    /// it answers (Content-Length is its size then; a file it cannot open gets a 404) and
+    /// sends it in chunks of `fileChunkSize` as the socket takes them, so a large file
+    /// never sits in memory whole.
+    public var bodyFile: String?
+
+    /// The bytes read from a `bodyFile` at a time (one chunk is buffered per connection).
+    public static let fileChunkSize = 64 << 10
 
     /// A response with every field given.
     public init(status: Int, contentType: String? = nil, headers: [String: String] = [:], body: [UInt8] = []) {
@@ -58,6 +66,13 @@ public struct HTTPResponse: Sendable, Equatable {
         self.contentType = contentType
         self.headers = headers
         self.body = body
+    }
+
+    /// A response whose body is the file at `path`, streamed (see `bodyFile`). Cost: a plain value.
+    public static func file(_ status: Int, path: String, contentType: String, headers: [String: String] = [:]) -> HTTPResponse {
+        var response = HTTPResponse(status: status, contentType: contentType, headers: headers)
+        response.bodyFile = path
+        return response
     }
 
     /// A response with a JSON body (`Content-Type: application/json`, no charset).

@@ -7,7 +7,8 @@ import Testing
 
 /// Issue 18: a router killed with SIGKILL in the middle of an individual archive leaves
 /// WebM files that play up to its end, and the next router on the same archive directory
-/// reports that archive `failed` with the reason. All separate processes: `otkit router
+/// recovers that archive: the WebM bundled into the ZIP with OpenTok's manifest, status
+/// `available`, its reason saying it was recovered after a crash. All separate processes: `otkit router
 /// --archive-dir`, `otkit publish --test-pattern --tone` (the native client), ffprobe and
 /// ffmpeg reading the file. Media is counted in frames (the publisher's `framesSent`, the
 /// frame numbers stamped in the recorded pictures), never in wall time.
@@ -16,7 +17,7 @@ struct ArchiveKilledRouterTests {
     static let project = ProjectCredentials(apiKey: "1818", apiSecret: "1818aa11bb22cc33dd44ee55ff6677889900aabb")
     var environment: [String: String] { ["OTKIT_API_KEY": Self.project.apiKey, "OTKIT_API_SECRET": Self.project.apiSecret] }
 
-    @Test func aRouterKilledMidArchiveLeavesPlayableWebMAndTheNextRouterReportsItFailed() throws {
+    @Test func aRouterKilledMidArchiveLeavesPlayableWebMAndTheNextRouterRecoversIt() throws {
         let ffprobe = try #require(Subprocess.which("ffprobe"), "ffprobe is required (scripts/install-deps.sh installs it)")
         let ffmpeg = try #require(Subprocess.which("ffmpeg"), "ffmpeg is required (scripts/install-deps.sh installs it)")
         let dir = try temporaryDirectory("archive-kill")
@@ -79,23 +80,46 @@ struct ArchiveKilledRouterTests {
         #expect(span >= 270 && Set(numbers).count * 100 >= span * 95,
                 "\(Set(numbers).count) of \(span) frame numbers present (at least 9 s of frames)")
 
-        // A router started on the same directory takes the record back: failed, with the reason.
+        // A router started on the same directory recovers the archive: its WebM bundled into
+        // the ZIP with a manifest, `available`, the reason saying it was recovered after a crash.
         let restarted = try startRouter(archives: archives, directory: dir)
         defer { restarted.terminate(); _ = restarted.waitForExit(10) }
         let newURL = try #require(routerURL(restarted))
         let got = try archiveRequest("GET", newURL, "archive/\(archiveId)")
         #expect(got.status == 200, "\(got)")
-        #expect(got.body["status"] as? String == "failed", "\(got.body)")
+        #expect(got.body["status"] as? String == "available", "\(got.body)")
         let reason = got.body["reason"] as? String ?? ""
-        #expect(reason.contains("killed or crashed") && reason.contains(archiveId), "\(reason)")
-        #expect(storedStatus(record) == "failed", "the record on disk says failed too")
+        #expect(reason.contains("recovered after a crash") && reason.contains("killed or crashed"), "\(reason)")
+        #expect(storedStatus(record) == "available", "the record on disk says available too")
+        #expect(((got.body["duration"] as? Int) ?? 0) >= 9, "\(got.body)")
+        let link = try #require(got.body["url"] as? String, "\(got.body)")
+        let download = try HTTPClient.request("GET", link)
+        #expect(download.status == 200 && download.body.count == got.body["size"] as? Int, "\(download.status)")
+        let zip = dir + "/recovered.zip", unpacked = dir + "/recovered"
+        try Data(download.body).write(to: URL(fileURLWithPath: zip))
+        let unzip = try #require(Subprocess.which("unzip"), "unzip is required")
+        #expect(try Subprocess.run(unzip, ["-o", "-q", zip, "-d", unpacked]).status == 0)
+        let manifestData = try #require(FileManager.default.contents(atPath: unpacked + "/manifest.json"), "the ZIP holds manifest.json")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: manifestData) as? [String: Any])
+        let files = try #require(manifest["files"] as? [[String: Any]], "\(manifest)")
+        #expect(manifest["id"] as? String == archiveId && files.count == 1, "\(manifest)")
+        let entry = try #require(files.first)
+        #expect(entry["streamId"] as? String == streamId && entry["filename"] as? String == streamId + ".webm", "\(entry)")
+        let bundled = unpacked + "/" + streamId + ".webm"
+        let bundledSize = ((try? FileManager.default.attributesOfItem(atPath: bundled))?[.size] as? NSNumber)?.intValue
+        #expect(bundledSize != nil && bundledSize == entry["size"] as? Int, "\(entry)")
+        let manifestSpan = Double((entry["stopTimeOffset"] as? Int ?? 0) - (entry["startTimeOffset"] as? Int ?? 0)) / 1000
+        #expect(manifestSpan >= 9 && abs(manifestSpan - max(videoSpan, audioSpan)) <= 0.3,
+                "manifest span \(manifestSpan) s, media \(videoSpan) / \(audioSpan) s")
+        #expect(try packetTimes(ffprobe, bundled, "v").count == video.count, "the bundled WebM is the recorded one")
         let listed = try archiveRequest("GET", newURL, "archive")
         #expect((listed.body["count"] as? Int) == 1, "\(listed.body)")
 
-        // Deleting it removes its directory (record and files), so it stays gone after another restart.
+        // Deleting it removes its directory (record and files) and its ZIP, so it stays gone after another restart.
         let deleted = try archiveRequest("DELETE", newURL, "archive/\(archiveId)")
         #expect(deleted.status == 204, "\(deleted)")
         #expect(poll(20) { !FileManager.default.fileExists(atPath: archives + "/" + archiveId) }, "the archive's directory is removed")
+        #expect(poll(20) { !FileManager.default.fileExists(atPath: archives + "/" + archiveId + ".zip") }, "the archive's ZIP is removed")
     }
 
     private func startRouter(archives: String, directory: String) throws -> BackgroundProcess {

@@ -86,6 +86,23 @@ public enum ComposedMediaProbe {
         return FrameNumberStamp.read(from: source)
     }
 
+    /// The frame number stamped in every decoded frame of `file`'s video (`width` ×
+    /// `height`), in file order, nil where unreadable: ffmpeg decodes each frame once
+    /// (`-fps_mode passthrough`, no frame duplicated or dropped) to raw luma.
+    public static func stamps(_ file: String, width: Int, height: Int, scratch: String) throws -> [UInt32?] {
+        let raw = scratch + "/stamps-\(UUID().uuidString.prefix(8)).gray"
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        let result = try Subprocess.run(try tool("ffmpeg"), ["-v", "error", "-i", file, "-map", "0:v", "-fps_mode", "passthrough",
+                                                             "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw])
+        guard result.status == 0, let data = FileManager.default.contents(atPath: raw) else { return [] }
+        let bytes = [UInt8](data)
+        let size = width * height
+        return stride(from: 0, to: bytes.count - size + 1, by: size).map { offset in
+            stamp(in: Array(bytes[offset..<(offset + size)]), canvasWidth: width, x: 0, y: 0, width: width, height: height,
+                  sourceWidth: width, sourceHeight: height)
+        }
+    }
+
     /// The audio decoded to 48 kHz mono 16-bit, sample 0 at file time 0.
     public static func audio(_ file: String, scratch: String) throws -> [Int16] {
         let raw = scratch + "/audio.pcm"

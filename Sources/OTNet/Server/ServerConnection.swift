@@ -31,6 +31,9 @@ final class ServerConnection {
     /// Bytes waiting for the socket; `outputOffset` of them are already written.
     var output: [UInt8] = []
     var outputOffset = 0
+    /// The file body being sent (`HTTPResponse.bodyFile`): `flush` reads its next chunk into
+    /// `output` each time `output` has drained. No request is read meanwhile.
+    var fileBody: FileBody?
     /// Close the socket once `output` is written.
     var closeAfterFlush = false
     /// The peer has ended its side (end of stream): nothing more will be read.

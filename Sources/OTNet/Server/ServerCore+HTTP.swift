@@ -5,7 +5,7 @@ extension ServerCore {
     /// Answers every complete request buffered on `connection` while its output has room.
     func processHTTP(_ connection: ServerConnection) {
         while connection.isOpen && connection.phase == .http && !connection.closeAfterFlush {
-            guard connection.pendingOutput < Self.outputHighWater else {
+            guard connection.pendingOutput < Self.outputHighWater, connection.fileBody == nil else {
                 connection.readPaused = true
                 break
             }
@@ -50,9 +50,20 @@ extension ServerCore {
     }
 
     /// Queues `response`; with `close` the connection ends once it is written.
+    /// A response with a `bodyFile` gets its head now and its body from `flush`, a chunk at a time.
     func answer(_ connection: ServerConnection, _ response: HTTPResponse, method: String, close: Bool,
                 keepAliveHTTP10: Bool = false) {
-        ResponseEncoding.append(response, method: method, close: close, keepAliveHTTP10: keepAliveHTTP10, to: &connection.output)
+        if let path = response.bodyFile {
+            guard let file = FileBody(path: path) else {
+                answer(connection, ResponseEncoding.error(404, "not found"), method: method, close: close, keepAliveHTTP10: keepAliveHTTP10)
+                return
+            }
+            ResponseEncoding.append(response, method: method, close: close, keepAliveHTTP10: keepAliveHTTP10,
+                                    contentLength: file.remaining, to: &connection.output)
+            if method != "HEAD" && file.remaining > 0 { connection.fileBody = file }
+        } else {
+            ResponseEncoding.append(response, method: method, close: close, keepAliveHTTP10: keepAliveHTTP10, to: &connection.output)
+        }
         if close { connection.closeAfterFlush = true }
     }
 

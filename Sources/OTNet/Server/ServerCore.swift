@@ -270,7 +270,7 @@ final class ServerCore: @unchecked Sendable {
     /// Whether the connection's input should be read now.
     func wantsRead(_ connection: ServerConnection) -> Bool {
         connection.isOpen && !connection.inputEnded && !connection.closeAfterFlush
-            && connection.pendingOutput < Self.outputHighWater
+            && connection.pendingOutput < Self.outputHighWater && connection.fileBody == nil
     }
 
     /// Reads what the socket has (until it would block; plain sockets at most 1 MiB per
@@ -361,7 +361,7 @@ final class ServerCore: @unchecked Sendable {
 
     /// Writes queued output until the socket would block.
     func flush(_ connection: ServerConnection) {
-        while connection.isOpen && connection.pendingOutput > 0 {
+        while connection.isOpen && (connection.pendingOutput > 0 || refillFileBody(connection)) {
             let outcome = connection.output.withUnsafeBytes { raw -> TLSSession.Outcome in
                 let pending = UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...])
                 if let session = connection.tls { return session.write(pending) }
@@ -387,10 +387,28 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
+    /// With the output drained and a file body under way: reads its next chunk into the
+    /// output (true), or ends it (false). A file that ends early (truncated meanwhile) or
+    /// cannot be read drops the connection: the client sees a short body, never wrong bytes.
+    private func refillFileBody(_ connection: ServerConnection) -> Bool {
+        guard let file = connection.fileBody else { return false }
+        guard file.remaining > 0 else {
+            connection.fileBody = nil
+            return false
+        }
+        guard file.read(into: &connection.output) else {
+            connection.fileBody = nil
+            drop(connection)
+            return false
+        }
+        return true
+    }
+
     /// Closes the socket at once and tells the handler about its WebSocket, if any.
     func drop(_ connection: ServerConnection) {
         guard connection.isOpen else { return }
         connection.isOpen = false
+        connection.fileBody = nil
         connections[connection.serial] = nil
         _ = cepoll_control(epoll, EPOLL_CTL_DEL, connection.descriptor, 0, connection.serial)
         connection.tls?.shutdown()

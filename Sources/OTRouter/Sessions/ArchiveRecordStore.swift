@@ -7,9 +7,10 @@ import Synchronization
 /// a router starts on the same directory.
 ///
 /// A record still `started`, `paused` or `stopped` on disk belongs to an archive the
-/// previous router never finished (it was killed or crashed): it comes back `failed` with
-/// a reason naming the directory that holds its WebM files (written incrementally, they
-/// play up to the router's last half second).
+/// previous router never finished (it was killed or crashed): an individual one is
+/// recovered (`ArchiveCrashRecovery`), otherwise it comes back `failed` with a reason
+/// naming the directory that holds its files (written incrementally, they play up to the
+/// router's end).
 ///
 /// A new record goes to a temporary file renamed over it, so it is never half written; it
 /// is padded with spaces to 4 KiB, so later versions overwrite the same blocks with one

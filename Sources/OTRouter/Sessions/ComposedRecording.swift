@@ -30,6 +30,7 @@ final class ComposedRecording: Sendable {
         var failure: String?
         var started = false
         var stopped = false
+        var watch: FailureWatch?
     }
 
     let archiveId: String
@@ -118,6 +119,8 @@ final class ComposedRecording: Sendable {
     func finishAll(media: any MediaForwarding, stopNanoseconds: UInt64) -> Outcome {
         state.withLock { state in
             state.stopped = true
+            state.watch?.timer.cancel()
+            state.watch = nil
             for streamId in state.active.sorted() { _ = taps.set(streamId: streamId, owner: archiveId, nil, media: media) }
             state.active = []
             var outcome = Outcome()
@@ -139,6 +142,37 @@ final class ComposedRecording: Sendable {
             outcome.size = summary.size
             outcome.filePath = filePath
             return outcome
+        }
+    }
+
+    /// Why the archive failed so far (the directory or file could not be made, the
+    /// composer's writes failed: a full disk), or nil. Cost: one lock, one composer lock.
+    func currentFailure() -> String? {
+        state.withLock { state in
+            if let failure = state.failure { return failure }
+            if let composer = state.composer, case .failed(let reason) = composer.state {
+                return "composing the archive failed: \(reason)"
+            }
+            return nil
+        }
+    }
+
+    /// Calls `failed` once, on a background queue, when the archive fails while it records,
+    /// checking every `intervalMilliseconds` (as `IndividualRecording.watchForFailure`).
+    /// Stops when the archive is finished. Cost: a timer; per check two locks.
+    func watchForFailure(intervalMilliseconds: Int = 250, _ failed: @escaping @Sendable (String) -> Void) {
+        let watch = FailureWatch(DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility)))
+        let timer = watch.timer
+        timer.schedule(deadline: .now() + .milliseconds(intervalMilliseconds), repeating: .milliseconds(intervalMilliseconds))
+        timer.setEventHandler { [weak self] in
+            guard let self, let reason = self.currentFailure() else { return }
+            self.state.withLock { $0.watch?.timer.cancel(); $0.watch = nil }
+            failed(reason)
+        }
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.watch = watch
+            watch.timer.resume()
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// Archive records on disk (`ArchiveRecordStore`): every change to `archives` is written
 /// to the archive's `archive.json` once the lock is released, and a router started on a
 /// configured archive directory takes the records it finds there, the unfinished ones
-/// (their router was killed) as `failed` with the reason.
+/// (their router was killed) recovered or `failed`, with the reason.
 extension SessionHub {
     /// `archives` changed (under the lock): queue a write of each record that differs from
     /// `old`, and the removal of the directory of each record that is gone (deleted: its
@@ -31,16 +31,18 @@ extension SessionHub {
 
     /// The records a new router takes over: those under an explicitly configured archive
     /// directory (the default one, under the temporary directory, is shared by every router
-    /// on the machine and is not read). Unfinished archives come back `failed` and their
-    /// record is rewritten so. Runs in `init`, before the router serves anything.
+    /// on the machine and is not read). Unfinished individual archives are recovered
+    /// (`ArchiveCrashRecovery`: their WebM files bundled, `available`), other unfinished
+    /// ones come back `failed`; either way their record is rewritten so. Runs in `init`, before the router serves anything.
     static func adoptArchiveRecords(configuration: RouterConfiguration, store: ArchiveRecordStore, log: RouterLog) -> [ArchiveRecord] {
         guard configuration.archiveDirectory != nil else { return [] }
         let (records, problems) = store.loadAll()
         for problem in problems { log.log(.warning, "archive.recordUnreadable", ["reason": problem]) }
         return records.map { found in
-            let record = ArchiveRecordStore.orphaned(found, directory: store.root + "/" + found.id)
+            let record = ArchiveCrashRecovery.recover(found, root: store.root)
             if record != found {
-                log.log(.warning, "archive.failed", session: record.sessionId, ["archive": record.id, "reason": record.reason ?? ""])
+                log.log(.warning, record.status == "available" ? "archive.recovered" : "archive.failed", session: record.sessionId,
+                        ["archive": record.id, "reason": record.reason ?? ""])
                 if let problem = store.save(record, version: 0) {
                     log.log(.warning, "archive.recordNotWritten", session: record.sessionId, ["archive": record.id, "reason": problem])
                 }

@@ -19,10 +19,21 @@ extension SessionHub {
         let streams = archive.streamMode == "manual" ? [] :
             session.streamOrder.compactMap { id in session.streams[id].map { (id, Self.layoutStream($0)) } }
         let media = media
+        let (archiveId, apiKey) = (archive.id, archive.apiKey)
         afterUnlock {
             recording.start()
             for (streamId, layoutStream) in streams { recording.begin(streamId: streamId, layoutStream: layoutStream, media: media) }
+            recording.watchForFailure { [weak self] reason in self?.composedRecordingFailed(archiveId, apiKey: apiKey, reason) }
         }
+    }
+
+    /// A running composed archive failed (a full disk, an unwritable file): the archive
+    /// stops now (clients hear `archiveStopped`) and ends `failed` with the reason; the
+    /// composer keeps draining its inputs until it is finished, so forwarding is untouched.
+    /// Outside the lock, on the watcher's queue.
+    func composedRecordingFailed(_ archiveId: String, apiKey: String, _ reason: String) {
+        log.log(.warning, "archive.recordingFailed", ["archive": archiveId, "reason": reason])
+        _ = stopArchive(apiKey: apiKey, archiveId: archiveId)
     }
 
     /// A stream was published in `session`: add it to every running composed archive of

@@ -93,7 +93,8 @@ extension SessionHub {
 
     /// `GET /archive-file/{id}.zip|.mp4?expires=&signature=`: the ZIP (individual) or MP4 (composed) when the link is right and
     /// not expired, 403 otherwise (tampered, expired, missing), 404 once the archive is
-    /// gone; nil for any other path. Cost: one HMAC, one lock, the file read into memory.
+    /// gone; nil for any other path. Cost: one HMAC, one lock; the file is streamed in
+    /// `HTTPResponse.fileChunkSize` chunks by the web server, never held whole.
     func archiveFileResponse(to request: HTTPRequest) -> HTTPResponse? {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0] == ArchiveLinkSigner.prefix,
@@ -108,8 +109,10 @@ extension SessionHub {
               archiveLinks.check(archiveId: archiveId, expires: expires, signature: signature, now: Self.nowMilliseconds() / 1000)
         else { return refuse(403, "the archive link is not signed, is tampered with or has expired") }
         guard let path = perform({ archives[archiveId]?.filePath }), path.hasSuffix(kind.suffix),
-              let bytes = FileManager.default.contents(atPath: path) else { return refuse(404, "Archive not found") }
-        return HTTPResponse(status: 200, contentType: kind.contentType,
-                            headers: ["Content-Disposition": "attachment; filename=\"\(archiveId)\(kind.suffix)\""], body: [UInt8](bytes))
+              access(path, R_OK) == 0 else { return refuse(404, "Archive not found") }
+        // Streamed by the web server a chunk at a time (`HTTPResponse.bodyFile`): an archive
+        // of any size costs one chunk of memory per download.
+        return HTTPResponse.file(200, path: path, contentType: kind.contentType,
+                                 headers: ["Content-Disposition": "attachment; filename=\"\(archiveId)\(kind.suffix)\""])
     }
 }

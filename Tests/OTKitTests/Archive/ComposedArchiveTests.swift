@@ -28,10 +28,9 @@ extension RouterREST {
 /// layout changed to `pip` half-way with `PUT …/layout`, the MP4 fetched from the signed
 /// `url` and checked by ffprobe/ffmpeg (decoders the project did not write).
 ///
-/// The manual check records 20 s (bestFit, then pip); this test records 8 s (4 s
-/// each): what it proves — H.264 1280x720 + AAC 48 kHz, the duration, each stream where
-/// the layout says, four tones in the mix — does not depend on the length, and CI runs
-/// every suite on two cores.
+/// The acceptance timeline: 20 s, `bestFit` for the first 10 s, then `pip`. The
+/// layouts are sampled at media times 3 s inside each half (7 s and 17 s of the file), so
+/// a layout change that lands late under load still reads right.
 @Suite(.serialized)
 struct ComposedArchiveTests {
     static let project = ProjectCredentials(apiKey: "4719", apiSecret: "0123456789abcdef0123456789abcdef01234568")
@@ -78,20 +77,22 @@ struct ComposedArchiveTests {
         }
         Thread.sleep(forTimeInterval: 0.5)  // every stream flowing before the archive starts
 
+        let before = MonotonicClock.nanoseconds()  // the composer's clock starts inside the request
         let started = try rest.post("archive", ["sessionId": sessionId, "resolution": "1280x720", "name": "composed",
                                                 "layout": ["type": "bestFit"]])
         let start = MonotonicClock.nanoseconds()
         #expect(started.status == 200 && started.body["outputMode"] as? String == "composed", "\(started.body)")
         let archiveId = try #require(started.body["id"] as? String)
         #expect(try rest.post("archive", ["sessionId": sessionId, "resolution": "1000x1000"]).status == 400)
-        Thread.sleep(forTimeInterval: 4)
+        Thread.sleep(forTimeInterval: 10)
         let changed = try rest.put("archive/\(archiveId)/layout", ["type": "pip"])
         #expect(changed.status == 200, "\(changed.body)")
         #expect(try rest.put("archive/\(archiveId)/layout", ["type": "grid"]).status == 400)
         #expect(try rest.put("archive/nope/layout", ["type": "pip"]).status == 404)
-        Thread.sleep(forTimeInterval: max(0, 8 - Double(MonotonicClock.nanoseconds() - start) / 1e9))
+        Thread.sleep(forTimeInterval: max(0, 20 - Double(MonotonicClock.nanoseconds() - start) / 1e9))
         let stopped = try rest.post("archive/\(archiveId)/stop")
         let recorded = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        let recordedAtMost = Double(MonotonicClock.nanoseconds() - before) / 1e9
         #expect(stopped.status == 200 && stopped.body["status"] as? String == "stopped", "\(stopped.body)")
 
         let archive = settled(router, archiveId)
@@ -105,17 +106,20 @@ struct ComposedArchiveTests {
         try Data(download.body).write(to: URL(fileURLWithPath: file))
 
         let probe = try ComposedMediaProbe.summary(file)
-        print("composed archive: \(probe), recorded \(recorded) s, \(download.body.count) bytes")
+        print("composed archive: \(probe), recorded \(recorded)…\(recordedAtMost) s, \(download.body.count) bytes")
         #expect(probe.videoCodec == "h264" && probe.width == 1280 && probe.height == 720, "\(probe)")
         #expect(probe.audioCodec == "aac" && probe.sampleRate == 48_000, "\(probe)")
         let duration = try #require(probe.duration)
-        #expect(abs(duration - recorded) <= 0.5, "file \(duration) s, recorded \(recorded) s")
-        #expect((archive["duration"] as? Int) == Int(duration.rounded()), "\(archive)")
+        // The file covers the archive: from the composer's start (inside the start request,
+        // which a loaded machine makes slow) to the stop, within the issue's ± 0.5 s.
+        #expect(duration >= recorded - 0.5 && duration <= recordedAtMost + 0.5,
+                "file \(duration) s, recorded \(recorded)…\(recordedAtMost) s")
+        #expect(abs((archive["duration"] as? Int ?? 0) - Int(duration.rounded())) <= 1, "\(archive)")
 
         // Each stream's stamp inside the rectangle the layout gives it (read from the crop, scaled back to 640x480).
         let canvas = CanvasResolution(width: 1280, height: 720)
         let plain = Array(repeating: LayoutStream(), count: 4)
-        for (time, layout) in [(3.0, CompositionLayout.standard), (7.0, CompositionLayout(.pip))] {
+        for (time, layout) in [(7.0, CompositionLayout.standard), (17.0, CompositionLayout(.pip))] {
             let cells = LayoutMath.cells(for: plain, layout: layout, canvas: canvas)
             let frame = try #require(try ComposedMediaProbe.grayFrame(file, at: time, width: 1280, height: 720, scratch: directory))
             for index in 0..<4 {
@@ -128,7 +132,7 @@ struct ComposedArchiveTests {
 
         // The mix holds the four publishers' tones, well above frequencies nobody sent.
         let samples = try ComposedMediaProbe.audio(file, scratch: directory)
-        let window = samples[min(samples.count, 48_000)..<min(samples.count, 7 * 48_000)]
+        let window = samples[min(samples.count, 48_000)..<min(samples.count, 19 * 48_000)]
         let noise = Self.controls.map { ComposedMediaProbe.toneAmplitude(window, frequency: $0) }.max() ?? 0
         for tone in Self.tones {
             let amplitude = ComposedMediaProbe.toneAmplitude(window, frequency: tone)

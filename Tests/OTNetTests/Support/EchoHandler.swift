@@ -3,7 +3,7 @@ import OTNet
 
 /// A WebServerHandler for tests: HTTP requests come back as JSON describing them
 /// (method, path, query pairs, headers, body text); `/missing` answers 404; `/empty`
-/// answers 204. WebSockets are accepted on paths starting with `/ws` and echo every text
+/// answers 204; `/file?path=P` answers the file P, streamed. WebSockets are accepted on paths starting with `/ws` and echo every text
 /// message (or run `onMessage` instead when set); it records opens, messages and closes.
 final class EchoHandler: WebServerHandler, @unchecked Sendable {
     struct Record {
@@ -29,6 +29,9 @@ final class EchoHandler: WebServerHandler, @unchecked Sendable {
         case "/missing": return .json(404, #"{"code":404}"#)
         case "/empty": return .noContent
         case "/big": return HTTPResponse(status: 200, contentType: "application/octet-stream", body: (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        case "/file":  // the file named by `?path=`, streamed (`HTTPResponse.bodyFile`)
+            let path = request.query.first { $0.name == "path" }?.value ?? ""
+            return .file(200, path: path, contentType: "application/octet-stream", headers: ["X-Streamed": "yes"])
         case "/plain": return HTTPResponse(status: 201, contentType: "text/plain; version=0.0.4", headers: ["X-Extra": "yes"], body: Array("ok".utf8))
         default: break
         }

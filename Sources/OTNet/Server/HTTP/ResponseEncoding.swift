@@ -5,8 +5,9 @@
 /// and 304. Cost: one pass building the head, one copy of the body.
 enum ResponseEncoding {
     /// Appends the answer to `output`.
+    /// `contentLength`: the length of a body sent afterwards (a streamed file); nil: `response.body`'s.
     static func append(_ response: HTTPResponse, method: String, close: Bool, keepAliveHTTP10: Bool = false,
-                       to output: inout [UInt8]) {
+                       contentLength: Int? = nil, to output: inout [UInt8]) {
         var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
         if let contentType = response.contentType, isSafe(contentType) { head += "Content-Type: \(contentType)\r\n" }
         for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) {
@@ -16,7 +17,7 @@ enum ResponseEncoding {
             head += "\(name): \(value)\r\n"
         }
         let bodiless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
-        if !bodiless { head += "Content-Length: \(response.body.count)\r\n" }
+        if !bodiless { head += "Content-Length: \(contentLength ?? response.body.count)\r\n" }
         if close {
             head += "Connection: close\r\n"
         } else if keepAliveHTTP10 {
@@ -24,7 +25,7 @@ enum ResponseEncoding {
         }
         head += "\r\n"
         output.append(contentsOf: head.utf8)
-        if !bodiless && method != "HEAD" { output.append(contentsOf: response.body) }
+        if !bodiless && method != "HEAD" && contentLength == nil { output.append(contentsOf: response.body) }
     }
 
     /// A JSON error answer `{"code":status,"message":…}` (the message is plain ASCII text).
