@@ -1,4 +1,4 @@
-// fuzz-sources: Sources/OTRouter/Media/*.swift Sources/OTRouter/Edge/*.swift Sources/OTRouter/Logging/*.swift
+// fuzz-sources: Sources/OTRouter/Media/*.swift Sources/OTRouter/Edge/*.swift Sources/OTRouter/Logging/*.swift Sources/OTRouter/Cluster/Cascade/CascadeControl.swift Sources/OTRouter/Cluster/Cascade/CascadeControlRequest.swift Sources/OTRouter/Cluster/Cascade/CascadeCounters.swift Sources/OTRouter/Cluster/Cascade/CascadeEgressKey.swift Sources/OTRouter/Cluster/Cascade/CascadeIngress.swift Sources/OTRouter/Cluster/Cascade/CascadeIngressLink.swift Sources/OTRouter/Cluster/Cascade/CascadeOrigin.swift Sources/OTRouter/Cluster/Cascade/MediaRouter+CascadeEgress.swift Sources/OTRouter/Cluster/Cascade/MediaRouter+CascadeIngress.swift
 import Glibc
 import OTMedia
 
