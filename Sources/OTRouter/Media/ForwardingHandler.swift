@@ -61,6 +61,12 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var fanOut: [PacketBuffer] = []
     private let fanOutMessages = UDPMessageBatch(capacity: ForwardingHandler.fanOutCapacity)
     @exclusivity(unchecked) private var single: [PacketBuffer] = []
+    /// Packets queued on the legs since the last `flushAll` (forwarded media only).
+    @exclusivity(unchecked) private var queuedSinceFlush = 0
+    /// Packets each leg queues at most before a fan-out send (fewer when `fanOutCapacity`
+    /// is reached first): what bounds a leg's send buffers (`SubscriberLeg.poolInitialCount`)
+    /// when a keyframe's packets arrive in one burst.
+    static let legQueueTarget = 16
     @exclusivity(unchecked) private var ntp = NTPClock.system()
     @exclusivity(unchecked) var nextReport: UInt64 = 0
     @exclusivity(unchecked) var nextFeedback: UInt64 = 0
@@ -387,6 +393,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             }
             send(out, on: leg, to: address, kind: isVideo ? .video : .audio, now: now)
         }
+        flushIfQueuesFull(now: now)
     }
 
     /// Hands a publisher packet (plaintext, the router's numbering) to the archive
@@ -433,6 +440,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             WireBytes.store32(leg.videoSSRC, out.bytes.baseAddress!, 8)
             send(out, on: leg, to: address, kind: .video, now: now)
         }
+        flushIfQueuesFull(now: now)
     }
 
     /// Gives a plaintext RTP packet the leg's next transport-wide number, protects it and
@@ -452,6 +460,17 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         out.peer = address
         leg.outgoing.append(out)
         if leg.outgoing.count >= Self.sendBatch { flush(leg, now: now) }
+        queuedSinceFlush += 1
+    }
+
+    /// Sends the legs' queues once one more packet for every leg would pass the fan-out
+    /// capacity or `legQueueTarget` per leg, so a burst (a keyframe) does not make every
+    /// leg hold it whole. Called after each forwarded publisher packet; O(1) otherwise.
+    @inline(__always)
+    private func flushIfQueuesFull(now: UInt64) {
+        let legs = subscribers.count
+        guard legs > 0, queuedSinceFlush + legs > min(Self.fanOutCapacity, Self.legQueueTarget * legs) else { return }
+        flushAll(now: now)
     }
 
     /// Sender reports go on to every subscriber leg under its SSRCs; the rest (SDES, the
@@ -530,9 +549,14 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             case .genericNACK(let nack) where nack.mediaSSRC == leg.videoSSRC:
                 for sequence in nack.lostSequenceNumbers {
                     guard let kept = leg.kept(sequence, now: now), let address = leg.address,
-                          admitResend(kept, sequence: sequence, leg: leg, now: now) else { continue }
-                    kept.peer = address
-                    leg.resend.append(kept)
+                          admitResend(bytes: kept.count, sequence: sequence, leg: leg, now: now) else { continue }
+                    guard let out = leg.pool.take() else {
+                        GroupCounters.bump(counters.packetsDropped)
+                        continue
+                    }
+                    out.assign(kept)
+                    out.peer = address
+                    leg.resend.append(out)
                     if leg.resend.count >= Self.sendBatch { flushResends(leg) }
                 }
             case .pictureLossIndication(let pli) where pli.mediaSSRC == leg.videoSSRC:
@@ -549,8 +573,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// Whether a kept packet the leg NACKed goes out again (`LegResendGuard`: once per
     /// round trip, within the leg's budget); refusals are counted by reason.
     @inline(__always)
-    private func admitResend(_ kept: PacketBuffer, sequence: UInt16, leg: SubscriberLeg, now: UInt64) -> Bool {
-        switch leg.resendGuard.decide(slot: SubscriberLeg.slot(of: sequence), bytes: kept.length,
+    private func admitResend(bytes: Int, sequence: UInt16, leg: SubscriberLeg, now: UInt64) -> Bool {
+        switch leg.resendGuard.decide(slot: SubscriberLeg.slot(of: sequence), bytes: bytes,
                                       sentBitsPerSecond: leg.adaptation.sentRate, now: now) {
         case .resend:
             return true
@@ -603,6 +627,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// own socket sends alone, as `flush` does. No allocation (the scratch keeps its
     /// capacity); a retain per gathered packet.
     func flushAll(now: UInt64) {
+        queuedSinceFlush = 0
         let legs = subscribers
         var first = 0
         while first < legs.count {
@@ -636,8 +661,8 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     }
 
     /// Sends a leg's queue with `sendmmsg` (equal-sized runs as one GSO send); video packets
-    /// then go into its history (sent or not: a packet the kernel refused can still be
-    /// NACKed), the rest back to the pool.
+    /// are then copied into its history (sent or not: a packet the kernel refused can still
+    /// be NACKed), and every buffer goes back to the pool.
     func flush(_ leg: SubscriberLeg, now: UInt64) {
         guard !leg.outgoing.isEmpty else { return }
         let sent = (try? leg.socket.sendSegmented(leg.outgoing, batch: sendMessages).count) ?? 0
@@ -653,10 +678,9 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
             let base = buffer.bytes.baseAddress!
             let byte1 = base.load(fromByteOffset: 1, as: UInt8.self)
             if byte1 < 192 || byte1 > 223, WireBytes.be32(base, 8) == leg.videoSSRC {
-                leg.remember(buffer, sequence: WireBytes.be16(base, 2), now: now)
-            } else {
-                leg.pool.release(buffer)
+                leg.remember(UnsafeRawBufferPointer(buffer.bytes), sequence: WireBytes.be16(base, 2), now: now)
             }
+            leg.pool.release(buffer)
         }
         GroupCounters.bump(counters.packetsOut, by: UInt64(sent))
         GroupCounters.bump(counters.bytesOut, by: bytes)
@@ -674,6 +698,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
         GroupCounters.bump(counters.bytesOut, by: bytes)
         GroupCounters.bump(leg.status.resent, by: UInt64(sent))
         GroupCounters.bump(leg.status.resentBytes, by: bytes)
+        for buffer in leg.resend { leg.pool.release(buffer) }
         leg.resend.removeAll(keepingCapacity: true)
     }
 

@@ -8,14 +8,24 @@ import OTMedia
 /// preferences, the subscriber-side `AudioFallbackController`, and padding probes.
 ///
 /// Forwarding thread only (no lock); what the control plane reads is published through
-/// `SubscriberLeg`'s atomics. Storage: the estimator's rings and a 4096-packet history,
-/// allocated once per leg; nothing per packet.
+/// `SubscriberLeg`'s atomics. Storage: the estimator's rings and a sent-packet history of
+/// `packetRecords` packets each (~50 KiB per leg; the client-side defaults of 4096 cost
+/// ~190 KiB), allocated once per leg; nothing per packet.
 struct LegAdaptation {
     /// Estimator bounds for a subscriber leg: start at 1 Mbps (a webcam stream fits; a
     /// capped leg comes down within a second or two of feedback), at least 30 kbps, at
     /// most 50 Mbps.
-    static let estimatorConfiguration = BandwidthEstimatorConfiguration(initialBitrate: 1_000_000, minBitrate: 30_000,
-                                                                        maxBitrate: 50_000_000)
+    static let estimatorConfiguration: BandwidthEstimatorConfiguration = {
+        var configuration = BandwidthEstimatorConfiguration(initialBitrate: 1_000_000, minBitrate: 30_000, maxBitrate: 50_000_000)
+        configuration.acknowledged.capacity = packetRecords
+        return configuration
+    }()
+    /// Packets the sent-packet history and the acknowledged-bitrate window hold: 1024 is
+    /// ~3 s of a 4 Mbit/s leg (feedback answers within a round trip plus 100 ms) and the
+    /// whole 0.5 s window up to ~20 Mbit/s (beyond, the window measures the span it holds).
+    static let packetRecords = 1024
+    /// Packet results one feedback is expected to hold (a bigger one grows the scratch once).
+    static let feedbackResults = 256
     /// Padding bytes per probe packet: the most RFC 3550 5.1's one-byte count allows.
     static let probePadding = 255
     /// How long an application-limited probe lasts, and how often one starts.
@@ -26,7 +36,7 @@ struct LegAdaptation {
     static let fallbackProbeRate = 250_000
 
     var transport = TransportSequenceNumbers(start: UInt16.random(in: 0 ... .max))
-    var history = SentPacketHistory()
+    var history = SentPacketHistory(capacity: LegAdaptation.packetRecords)
     var adapter = TransportFeedbackAdapter()
     var results: [PacketResult] = []
     var estimator = BandwidthEstimator(configuration: LegAdaptation.estimatorConfiguration)
@@ -65,7 +75,7 @@ struct LegAdaptation {
         return c
     }
 
-    init() { results.reserveCapacity(1024) }
+    init() { results.reserveCapacity(Self.feedbackResults) }
 
     /// Takes the next transport-wide number for a packet of `size` bytes sent at `now`.
     @inline(__always)

@@ -308,6 +308,12 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     static let historyCapacity = 512
     /// How old a kept packet may be and still be resent.
     static let historyAgeNanoseconds: UInt64 = 1_000_000_000
+    /// Address space reserved for the kept packets' bytes (1 s of a 16 Mbit/s stream);
+    /// resident is what the leg's last second of video needs (`LegHistory`).
+    static let historyArenaBytes = 2 << 20
+    /// Send buffers a leg starts with: what it queues between two fan-out sends
+    /// (`ForwardingHandler.legQueueTarget`); it grows only for bursts of resends.
+    static let poolInitialCount = 16
 
     let subscriberId: String
     /// Whether the client wants audio / video forwarded now (subscribeToAudio/Video):
@@ -330,11 +336,11 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     let audioStart = UInt16.random(in: 0 ... .max)
     /// Packets protected and waiting for the next `sendmmsg`.
     @exclusivity(unchecked) var outgoing: [PacketBuffer] = []
-    /// Retransmissions waiting for the next `sendmmsg` (they stay in `history`).
+    /// Retransmissions waiting for the next `sendmmsg` (copies out of `history`, in pool
+    /// buffers that go back once sent).
     @exclusivity(unchecked) var resend: [PacketBuffer] = []
-    /// Sent video packets (SRTP-protected, as sent) by sequence number modulo the capacity.
-    @exclusivity(unchecked) var history: [PacketBuffer?]
-    @exclusivity(unchecked) var historySentAt: [UInt64]
+    /// Sent video packets (SRTP-protected, as sent), for the client's NACKs.
+    let history: LegHistory
     /// Which NACKed packets may be resent now: once per round trip, within the leg's
     /// budget (forwarding thread only).
     @exclusivity(unchecked) var resendGuard = LegResendGuard(slots: SubscriberLeg.historyCapacity)
@@ -384,11 +390,11 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
         // A browser subscriber's SSRCs were chosen when its offer was made.
         audioSSRC = fixedSSRCs?.audio ?? ssrcs.next()
         videoSSRC = fixedSSRCs?.video ?? ssrcs.next()
-        history = [PacketBuffer?](repeating: nil, count: Self.historyCapacity)
-        historySentAt = [UInt64](repeating: 0, count: Self.historyCapacity)
+        history = try LegHistory(slots: Self.historyCapacity, arenaBytes: Self.historyArenaBytes,
+                                 ageNanoseconds: Self.historyAgeNanoseconds)
         outgoing.reserveCapacity(ForwardingHandler.sendBatch)
         resend.reserveCapacity(ForwardingHandler.sendBatch)
-        let pool = PacketBufferPool(initialCount: 128, maximumCount: Self.historyCapacity + 2 * ForwardingHandler.sendBatch + 16,
+        let pool = PacketBufferPool(initialCount: Self.poolInitialCount, maximumCount: 2 * ForwardingHandler.sendBatch + 16,
                                     bufferSize: 2048, headroom: 0)
         try super.init(endpoint: endpoint, host: host, profile: profile, pool: pool,
                        audioSSRC: carriesAudio ? audioSSRC : nil, videoSSRC: carriesVideo ? videoSSRC : nil, log: log)
@@ -401,29 +407,27 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     @inline(__always)
     static func slot(of sequence: UInt16) -> Int { Int(sequence) % historyCapacity }
 
-    /// Keeps a sent video packet for NACKs, giving back the one it replaces. O(1).
+    /// Keeps a copy of a sent video packet for NACKs (the buffer stays the caller's).
+    /// O(1) amortized, no allocation.
     @inline(__always)
-    func remember(_ buffer: PacketBuffer, sequence: UInt16, now: UInt64) {
-        let slot = Self.slot(of: sequence)
-        if let old = history[slot] { pool.release(old) }
-        history[slot] = buffer
-        historySentAt[slot] = now
-        resendGuard.forget(slot: slot)
+    func remember(_ packet: UnsafeRawBufferPointer, sequence: UInt16, now: UInt64) {
+        if history.remember(packet, sequence: sequence, now: now) { resendGuard.forget(slot: Self.slot(of: sequence)) }
     }
 
-    /// The kept packet with `sequence`, if it is still there and young enough.
+    /// The kept bytes of `sequence`, if still there and young enough; valid until the next
+    /// `remember`.
     @inline(__always)
-    func kept(_ sequence: UInt16, now: UInt64) -> PacketBuffer? {
-        let slot = Self.slot(of: sequence)
-        guard let buffer = history[slot], now &- historySentAt[slot] <= Self.historyAgeNanoseconds,
-              buffer.length >= 12, WireBytes.be16(buffer.bytes.baseAddress!, 2) == sequence else { return nil }
-        return buffer
+    func kept(_ sequence: UInt16, now: UInt64) -> UnsafeRawBufferPointer? {
+        guard let bytes = history.kept(sequence, now: now), bytes.count >= 12,
+              WireBytes.be16(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), 2) == sequence else { return nil }
+        return bytes
     }
 
-    /// Gives every kept and queued buffer back to the pool.
+    /// Forgets the history and gives every queued buffer back to the pool.
     func releaseAll() {
-        for index in history.indices { if let buffer = history[index] { pool.release(buffer); history[index] = nil } }
+        history.removeAll()
         for buffer in outgoing { pool.release(buffer) }
+        for buffer in resend { pool.release(buffer) }
         outgoing.removeAll(keepingCapacity: true)
         resend.removeAll(keepingCapacity: true)
     }
