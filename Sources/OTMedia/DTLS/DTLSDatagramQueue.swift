@@ -41,7 +41,32 @@ final class DTLSDatagramQueue {
         return UnsafeRawBufferPointer(start: bytes + start, count: ends[index] - start)
     }
 
-    func removeAll() { ends.removeAll(keepingCapacity: true) }
+    func removeAll() {
+        ends.removeAll(keepingCapacity: true)
+        if let target = shrinkTarget { shrink(to: target) }
+    }
+
+    /// Brings the storage down to `bytes`, keeping the datagrams it holds (their bytes
+    /// move: read them again after this call); when they do not fit, at the next
+    /// `removeAll`. One allocation, once.
+    func shrinkKeepingDatagrams(to bytes: Int) {
+        guard bytes < capacity else { return }
+        shrinkTarget = bytes
+        shrink(to: bytes)
+    }
+
+    /// Set by `shrinkKeepingDatagrams` while the datagrams held do not fit the target yet.
+    private var shrinkTarget: Int?
+
+    private func shrink(to target: Int) {
+        guard target > 0, target < capacity, used <= target else { return }
+        shrinkTarget = nil
+        let smaller = UnsafeMutableRawPointer.allocate(byteCount: target, alignment: 16)
+        smaller.copyMemory(from: bytes, byteCount: used)
+        bytes.deallocate()
+        bytes = smaller
+        capacity = target
+    }
 
     func append(_ source: UnsafeRawPointer, count: Int) {
         guard count > 0 else { return }

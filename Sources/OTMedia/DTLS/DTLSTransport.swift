@@ -31,8 +31,10 @@ import CSSL
 ///
 /// Cost: `init` one `SSL_new` and two memory BIOs (a few allocations, ~16 KB of reusable
 /// output storage); a handshake about 2 ms of CPU per side (P-256 ECDHE + ECDSA); after it,
-/// `receive` of a DTLS record allocates nothing in Swift. Never logs; keys never appear in
-/// any description.
+/// `receive` of a DTLS record allocates nothing in Swift, and the idle association keeps
+/// ~50 KB less (OpenSSL's record buffers and most of the output storage are given back;
+/// OpenSSL sets its buffers up again for an authenticated record). Never logs; keys never
+/// appear in any description.
 public final class DTLSTransport: @unchecked Sendable, CustomStringConvertible {
     /// The default time a handshake may take from `start`: 10 s.
     public static let defaultHandshakeTimeout: UInt64 = 10_000_000_000
@@ -122,8 +124,9 @@ public final class DTLSTransport: @unchecked Sendable, CustomStringConvertible {
         if let expired = expireIfDue(now: now) { return expired }
         let change: DTLSState?
         if case .connected = state {
-            writeAuthenticatedRecords(datagram, to: readBIO)
-            readApplicationData(ssl)
+            // Nothing authenticated written: OpenSSL has nothing to read (and would only
+            // set up the record buffer `releaseIdleBuffers` gave back).
+            if writeAuthenticatedRecords(datagram, to: readBIO) > 0 { readApplicationData(ssl) }
             change = nil
         } else {
             _ = BIO_write(readBIO, base, Int32(datagram.count))
@@ -177,6 +180,7 @@ public final class DTLSTransport: @unchecked Sendable, CustomStringConvertible {
         guard !state.isFinal else { return nil }
         if let ssl, state == .connected {
             OpenSSLErrorQueue.clear()
+            _ = SSL_alloc_buffers(ssl)  // released while idle; OpenSSL's DTLS write needs them set up
             _ = SSL_shutdown(ssl)
             counters.datagramsSent &+= UInt64(queue.count)
         }
@@ -249,17 +253,18 @@ public final class DTLSTransport: @unchecked Sendable, CustomStringConvertible {
     /// peer needs after the handshake travels in epoch 0: a client repeating its last
     /// flight is answered on its Finished, which is epoch 1. Record lengths are checked
     /// against the datagram; a record that runs past its end ends the walk. Dropped
-    /// records are counted in `recordsDiscarded`.
-    private func writeAuthenticatedRecords(_ datagram: UnsafeRawBufferPointer, to bio: OpaquePointer) {
+    /// records are counted in `recordsDiscarded`. Returns the records written.
+    private func writeAuthenticatedRecords(_ datagram: UnsafeRawBufferPointer, to bio: OpaquePointer) -> Int {
         let header = 13
         var offset = 0
+        var written = 0
         while offset + header <= datagram.count {
             let epoch = Int(datagram[offset + 3]) << 8 | Int(datagram[offset + 4])
             let length = Int(datagram[offset + 11]) << 8 | Int(datagram[offset + 12])
             let end = offset + header + length
             guard end <= datagram.count else {
                 counters.recordsDiscarded &+= 1
-                return
+                return written
             }
             // Shorter than any AEAD tag (16) cannot be authentic; OpenSSL 3.0 mishandles
             // such records (seen: a 15-byte epoch-1 alert put the SSL back into init).
@@ -267,9 +272,11 @@ public final class DTLSTransport: @unchecked Sendable, CustomStringConvertible {
                 counters.recordsDiscarded &+= 1
             } else {
                 _ = BIO_write(bio, datagram.baseAddress! + offset, Int32(header + length))
+                written += 1
             }
             offset = end
         }
+        return written
     }
 
     /// After the handshake: records that are not handshake (alerts, application data,
@@ -283,6 +290,9 @@ public final class DTLSTransport: @unchecked Sendable, CustomStringConvertible {
     /// all that is lost is a later close_notify.
     private func readApplicationData(_ ssl: OpaquePointer) {
         OpenSSLErrorQueue.clear()
+        // Released while idle (`releaseIdleBuffers`): OpenSSL 3.0 sets the read buffer up
+        // again by itself but not the DTLS write buffer an answer (a repeated flight) needs.
+        _ = SSL_alloc_buffers(ssl)
         while true {
             let read = SSL_read(ssl, queue.scratch.baseAddress, Int32(queue.scratch.count))
             if read > 0 {
@@ -318,8 +328,25 @@ public final class DTLSTransport: @unchecked Sendable, CustomStringConvertible {
         if ended == nil, state == .new, queue.count > 0 { state = .handshaking }
         counters.datagramsSent &+= UInt64(queue.count)
         resetWriteBIO()
+        if state == .connected, let ssl { releaseIdleBuffers(ssl, justConnected: before != .connected) }
         return state == before ? nil : state
     }
+
+    /// Once connected the association is idle (a record now and then: an alert, a peer's
+    /// repeated last flight), so what the handshake needed goes back: OpenSSL's read and
+    /// write record buffers (~34 KB; `SSL_free_buffers` keeps them while they hold data,
+    /// and every later OpenSSL call that may write first sets them up with `SSL_alloc_buffers`) and, once, the datagram
+    /// queue's storage down to `connectedQueueBytes` (the last flight it holds moves along). A media
+    /// server holds one of these per leg (issue 20: ~50 KB less per subscriber leg).
+    private func releaseIdleBuffers(_ ssl: OpaquePointer, justConnected: Bool) {
+        _ = SSL_free_buffers(ssl)
+        if justConnected { queue.shrinkKeepingDatagrams(to: Self.connectedQueueBytes) }
+    }
+
+    /// Bytes of datagram storage kept once connected: a post-handshake answer (the
+    /// repeated ChangeCipherSpec + Finished, an alert) is a few hundred bytes; it grows by
+    /// doubling if ever needed.
+    static let connectedQueueBytes = 2048
 
     private func fail(_ failure: DTLSFailure) -> DTLSState {
         freeSSL()

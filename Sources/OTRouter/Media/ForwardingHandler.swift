@@ -66,7 +66,7 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// Packets each leg queues at most before a fan-out send (fewer when `fanOutCapacity`
     /// is reached first): what bounds a leg's send buffers (`SubscriberLeg.poolInitialCount`)
     /// when a keyframe's packets arrive in one burst.
-    static let legQueueTarget = 16
+    static let legQueueTarget = 8
     @exclusivity(unchecked) private var ntp = NTPClock.system()
     @exclusivity(unchecked) var nextReport: UInt64 = 0
     @exclusivity(unchecked) var nextFeedback: UInt64 = 0

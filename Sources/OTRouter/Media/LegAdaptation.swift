@@ -9,8 +9,8 @@ import OTMedia
 ///
 /// Forwarding thread only (no lock); what the control plane reads is published through
 /// `SubscriberLeg`'s atomics. Storage: the estimator's rings and a sent-packet history of
-/// `packetRecords` packets each (~50 KiB per leg; the client-side defaults of 4096 cost
-/// ~190 KiB), allocated once per leg; nothing per packet.
+/// `packetRecords` packets each (~35 KiB per leg with the feedback scratch; the client-side
+/// defaults of 4096 cost ~230 KiB), allocated once per leg; nothing per packet.
 struct LegAdaptation {
     /// Estimator bounds for a subscriber leg: start at 1 Mbps (a webcam stream fits; a
     /// capped leg comes down within a second or two of feedback), at least 30 kbps, at
@@ -20,10 +20,10 @@ struct LegAdaptation {
         configuration.acknowledged.capacity = packetRecords
         return configuration
     }()
-    /// Packets the sent-packet history and the acknowledged-bitrate window hold: 1024 is
-    /// ~3 s of a 4 Mbit/s leg (feedback answers within a round trip plus 100 ms) and the
-    /// whole 0.5 s window up to ~20 Mbit/s (beyond, the window measures the span it holds).
-    static let packetRecords = 1024
+    /// Packets the sent-packet history and the acknowledged-bitrate window hold: 512 is
+    /// ~1.5 s of a 4 Mbit/s leg (feedback answers within a round trip plus 100 ms) and the
+    /// whole 0.5 s window up to ~10 Mbit/s (beyond, the window measures the span it holds).
+    static let packetRecords = 512
     /// Packet results one feedback is expected to hold (a bigger one grows the scratch once).
     static let feedbackResults = 256
     /// Padding bytes per probe packet: the most RFC 3550 5.1's one-byte count allows.

@@ -313,7 +313,7 @@ final class SubscriberLeg: RouterLeg, @unchecked Sendable {
     static let historyArenaBytes = 2 << 20
     /// Send buffers a leg starts with: what it queues between two fan-out sends
     /// (`ForwardingHandler.legQueueTarget`); it grows only for bursts of resends.
-    static let poolInitialCount = 16
+    static let poolInitialCount = 8
 
     let subscriberId: String
     /// Whether the client wants audio / video forwarded now (subscribeToAudio/Video):
