@@ -15,7 +15,9 @@ import OTMedia
 ///
 /// Packets leave in the order they came (a FIFO of entries); a packet also leaves when
 /// it is older than the age, when the FIFO is full (`slots` packets), or when its bytes
-/// are needed for a newer one (a stream faster than `arenaBytes` per age). Lookup: the
+/// are needed for a newer one: a stream faster than `arenaBytes` per age, or a burst
+/// (a keyframe) while the arena is wrapped, which then keeps about the bytes of the
+/// previous age (the newest packets; the oldest, least likely NACKed, go first). Lookup: the
 /// entry index for `sequence % slots`, checked against the entry's own sequence number.
 ///
 /// Threads: the leg's forwarding thread only (no lock). Cost: per leg, one `mmap` of
@@ -56,6 +58,9 @@ final class LegHistory: @unchecked Sendable {
         guard let mapped, mapped != MAP_FAILED else {
             throw MediaError(.systemError, "cannot reserve \(arenaBytes) bytes of retransmission history")
         }
+        // Small pages only: with transparent huge pages on ("always" is common), the
+        // kernel could back the arena with 2 MiB pages and make all of it resident.
+        _ = madvise(mapped, arenaBytes, MADV_NOHUGEPAGE)
         arena = mapped
         self.slots = slots
         self.arenaBytes = arenaBytes
