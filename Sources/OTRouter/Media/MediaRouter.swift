@@ -40,7 +40,9 @@ import Synchronization
 /// SRTP sessions and starts the stream's forwarding thread; `addSubscriber` binds a
 /// socket, creates two SRTP sessions and hands the leg to the running thread (no restart);
 /// `removeSubscriber` hands it back, and the thread closes it at its next wake-up. A
-/// subscriber leg keeps up to 600 buffers of 2 KiB (its NACK history), freed when it closes.
+/// subscriber leg holds ~250 KiB resident on the edge (`docs/benchmarks.md`, "Memory per
+/// subscriber leg"): its NACK history (about 1 s of its video, `LegHistory`), 8+ send
+/// buffers of 2 KiB, its DTLS and SRTP state and estimator rings; freed when it closes.
 public final class MediaRouter: MediaForwarding {
     /// The IP the legs bind to and clients send to.
     public let host: String
