@@ -31,13 +31,21 @@ import Testing
         return true
     }
 
-    /// Bytes per item of making `count` items with `make` (kept alive until measured).
+    /// Bytes per item of making `count` items with `make` (kept alive until measured):
+    /// the least of three tries, since tests running beside this one in the process only
+    /// ever add to the growth seen.
     static func perItem<T>(_ count: Int, _ make: () throws -> T) rethrows -> (bytes: Int, items: [T]) {
-        var items: [T] = []
-        items.reserveCapacity(count)
-        let before = heapInUse()
-        for _ in 0..<count { items.append(try make()) }
-        return ((heapInUse() - before) / count, items)
+        var best = Int.max
+        var kept: [T] = []
+        for _ in 0..<3 {
+            var items: [T] = []
+            items.reserveCapacity(count)
+            let before = heapInUse()
+            for _ in 0..<count { items.append(try make()) }
+            best = min(best, (heapInUse() - before) / count)
+            kept.append(contentsOf: items)
+        }
+        return (best, kept)
     }
 
     @Test func aSubscriberLegsPiecesStayWithinTheirBudgets() throws {
@@ -82,6 +90,8 @@ import Testing
         #expect(pool.bytes < 48 << 10)
         #expect(history.bytes < 16 << 10)
         #expect(leg.bytes < 192 << 10)
+        // Both ends of a connected pair: ~132 KB before the idle buffers went back, ~95–105 KB after.
+        #expect(dtls.bytes < 120 << 10)
         withExtendedLifetime((dtls.items, clients)) {}
         withExtendedLifetime((adaptation.items, pool.items, history.items, guardSlots.items, srtp.items)) {}
     }
