@@ -60,7 +60,7 @@ import Testing
             #expect(Self.kept(history, sequence, at: Self.ms) == Self.packet(sequence, length: 1_000 + Int(sequence % 7)))
         }
         #expect(history.highWater <= 10_000)
-        #expect(history.keptCount >= 8 && history.keptCount <= 10)
+        #expect(history.keptCount >= 5 && history.keptCount <= 10)  // wrapping leaves a quarter spare
         for sequence in UInt16(0)..<90 { #expect(Self.kept(history, sequence, at: Self.ms) == nil, "\(sequence)") }
         #expect(Self.kept(history, 99, at: Self.ms) != nil)
         // Too big for the arena: refused, nothing lost.
@@ -68,8 +68,8 @@ import Testing
         #expect(Self.kept(history, 99, at: Self.ms) != nil)
     }
 
-    /// 100 packets of 1,000 bytes per second for 60 s with a 1 s age: at most ~1 s of
-    /// bytes (100 kB) plus a packet is ever written, in a 2 MiB arena; every packet of
+    /// 100 packets of 1,000 bytes per second for 60 s with a 1 s age: at most ~1.25 s of
+    /// bytes (125 kB) plus a packet is ever written, in a 2 MiB arena; every packet of
     /// the last second stays findable.
     @Test func aSteadyStreamTouchesAboutOneAgeOfItsBytes() throws {
         let history = try LegHistory(slots: 512, arenaBytes: 2 << 20, ageNanoseconds: 1_000 * Self.ms)
@@ -86,7 +86,7 @@ import Testing
             sequence &+= 1
         }
         print("LegHistory steady 100 kB/s: high water \(history.highWater) bytes, \(history.keptCount) kept")
-        #expect(history.highWater <= 103_000)
+        #expect(history.highWater <= 130_000)
         #expect(history.keptCount >= 100 && history.keptCount <= 101)
     }
 
@@ -98,5 +98,29 @@ import Testing
         for sequence in UInt16(0)..<10 { #expect(Self.kept(history, sequence, at: Self.ms) == nil) }
         #expect(Self.remember(history, 5, length: 300, at: 2 * Self.ms))
         #expect(Self.kept(history, 5, at: 2 * Self.ms) == Self.packet(5, length: 300))
+    }
+
+    /// A steady stream with a burst of twice its rate for 300 ms every 2 s (keyframes):
+    /// every packet younger than the age stays findable (no young packet is evicted).
+    @Test func keyframeBurstsOnAWrappedArenaKeepTheWholeAge() throws {
+        let history = try LegHistory(slots: 512, arenaBytes: 2 << 20, ageNanoseconds: 1_000 * Self.ms)
+        var sequence: UInt16 = 0
+        var sent: [(sequence: UInt16, at: UInt64)] = []
+        for step in 0..<2_000 {
+            let now = UInt64(step) * 10 * Self.ms
+            let burst = step % 200 < 30
+            for _ in 0..<(burst ? 2 : 1) {
+                #expect(Self.remember(history, sequence, length: 1_000, at: now))
+                sent.append((sequence, now))
+                sequence &+= 1
+            }
+            if step % 50 == 49 {
+                for packet in sent.suffix(400) where now - packet.at <= 900 * Self.ms {
+                    #expect(Self.kept(history, packet.sequence, at: now) != nil, "\(packet.sequence) at step \(step)")
+                }
+            }
+        }
+        print("LegHistory with bursts: high water \(history.highWater) bytes")
+        #expect(history.highWater <= 200_000)
     }
 }

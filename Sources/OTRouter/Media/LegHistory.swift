@@ -8,16 +8,17 @@ import OTMedia
 /// Why not one pooled 2 KiB buffer per kept packet (as before): the kept packets are
 /// ~1 KB on average and a 512-slot ring of buffers stays full whatever the leg's rate, so
 /// each leg held ~1.2 MiB. Here the bytes go back to back into one arena, and the arena
-/// is reused from its lowest address as soon as the oldest kept packet there expired, so
-/// the memory a leg touches is about one `ageNanoseconds` of its video (~64 KiB for a
-/// 500 kbit/s stream), not the worst case: the arena is reserved with `mmap` (address
+/// is reused from its lowest address as soon as the oldest kept packets there expired
+/// (with a quarter of the kept bytes spare), so the memory a leg touches is about 1.25 ×
+/// one `ageNanoseconds` of its video (~80 KiB for a 500 kbit/s stream), not the worst case: the arena is reserved with `mmap` (address
 /// space only) and a page becomes resident when first written.
 ///
 /// Packets leave in the order they came (a FIFO of entries); a packet also leaves when
 /// it is older than the age, when the FIFO is full (`slots` packets), or when its bytes
-/// are needed for a newer one: a stream faster than `arenaBytes` per age, or a burst
-/// (a keyframe) while the arena is wrapped, which then keeps about the bytes of the
-/// previous age (the newest packets; the oldest, least likely NACKed, go first). Lookup: the
+/// are needed for a newer one: a stream faster than `arenaBytes` per age, or, while the
+/// arena is wrapped, a burst beyond the quarter spare (a rate step up), which then keeps
+/// about 1.25 × the bytes of the previous age (the newest packets; the oldest, least
+/// likely NACKed, go first) until the arena unwraps and grows to the new rate. Lookup: the
 /// entry index for `sequence % slots`, checked against the entry's own sequence number.
 ///
 /// Threads: the leg's forwarding thread only (no lock). Cost: per leg, one `mmap` of
@@ -119,14 +120,16 @@ final class LegHistory: @unchecked Sendable {
     }
 
     /// Where `length` bytes go: the arena's start when the oldest kept bytes begin past
-    /// them (reuse low pages first), else after the newest; drops the oldest packets
+    /// them and a quarter of the kept bytes more (reuse low pages first), else after the newest; drops the oldest packets
     /// until one of the two fits. Invariant with packets kept: `head` ≠ the oldest's offset.
     private func place(_ length: Int) -> Int {
         while count > 0 {
             let tail = Int(entries[front].offset)
             if head > tail {
-                // Kept bytes are [tail, head): [0, tail) and [head, end) are free.
-                if length < tail { return 0 }
+                // Kept bytes are [tail, head): [0, tail) and [head, end) are free. Wrap
+                // once the freed bottom leaves a quarter of the kept bytes spare, so a
+                // burst (a keyframe) on the wrapped arena does not evict young packets.
+                if length + (head - tail) / 4 < tail { return 0 }
                 if head + length <= arenaBytes { return head }
             } else if head + length < tail {
                 // Wrapped: kept bytes are [tail, …) and [0, head).
