@@ -5,6 +5,13 @@ import OTMedia
 /// same frames: raw I420 → vp8enc (the same settings) → rtpvp8pay → srtpenc (GCM) →
 /// udpsink to the same `PacketSink`.
 ///
+/// Equal work, pinned: the same 900 frames; vp8enc with OTKit's libvpx settings and
+/// timestamps, proven before timing by identical bitstreams (`GStreamerSettingsCheck`);
+/// the same 500 kbps, no adaptation on OTKit's side (`PublisherPipelineComparison`);
+/// RTP payloads (descriptor + VP8 data) of at most `VP8Packetizer.defaultMaxPayloadSize`
+/// bytes on both sides (rtpvp8pay's `mtu` counts the 12-byte RTP header too); SRTP
+/// AEAD_AES_128_GCM with the same key; one UDP socket each to the same sink.
+///
 /// Method: the pre-rendered frames are written round-robin to a raw I420 file (900
 /// frames, the same sequence OTKit's source hands out). GStreamer's figure is the CPU of
 /// the whole `gst-launch-1.0` process (`wait4` rusage, user + system) divided by the
@@ -13,7 +20,8 @@ import OTMedia
 /// both include their set-up and tear-down. The verdict subtracts from GStreamer's figure
 /// what OTKit's does not pay, measured in the same run: its bare process start-up
 /// (`fakesrc num-buffers=1 ! fakesink`, per launch, spread over the frames) and its source
-/// (`filesrc ! rawvideoparse ! fakesink`, per frame; OTKit's source is in memory). Both are
+/// (`filesrc ! rawvideoparse ! fakesink` less that launch's own start-up, per frame;
+/// OTKit's source is in memory). Both are
 /// also reported as rows of their own, and the unsubtracted ratio as information.
 ///
 /// Statistic: runs alternate (OTKit first on even runs), and the verdict's ratio is the
@@ -26,7 +34,11 @@ struct GStreamerComparison {
     /// Frames per run on both sides (enough that start-up is a small share).
     static let frames = 900
     /// Every element the pipelines here use.
-    static let elements = ["filesrc", "rawvideoparse", "vp8enc", "rtpvp8pay", "srtpenc", "udpsink", "fakesrc", "fakesink"]
+    static let elements = ["filesrc", "rawvideoparse", "vp8enc", "rtpvp8pay", "srtpenc", "udpsink", "fakesrc", "fakesink",
+                           "filesink"]
+    /// rtpvp8pay's `mtu` (whole RTP packet, header included): the 12-byte header plus
+    /// OTKit's payload budget, so both sides cut frames into payloads of the same size.
+    static let mtu = RTPHeader.fixedSize + VP8Packetizer.defaultMaxPayloadSize
 
     /// Why GStreamer cannot run here (a missing program or element), or nil.
     static func unavailableReason() -> String? {
@@ -47,24 +59,35 @@ struct GStreamerComparison {
     }
 
     /// vp8enc with WebRTC's realtime settings, which are `VP8EncoderSettings`'s
-    /// (WebRTC's) as the bare loop uses them, plus `error-resilient=default` as OTKit sets.
+    /// (WebRTC's) as the bare loop uses them, plus `error-resilient=default` as OTKit sets,
+    /// and libvpx's 10 MHz timebase, in which each 33,333,333 ns frame lasts exactly what
+    /// OTKit's 3000 ticks of 90 kHz do (vp8enc's default 1/90000 floors it to 2999 ticks:
+    /// 30.01 fps for libvpx's rate control, a different bitstream).
     var encoder: String {
         let s = publisher.codec.settings
-        return "vp8enc deadline=1 cpu-used=\(s.cpuUsed) end-usage=cbr threads=\(s.threads) lag-in-frames=0 "
+        return "vp8enc deadline=1 timebase=1/10000000 cpu-used=\(s.cpuUsed) end-usage=cbr threads=\(s.threads) lag-in-frames=0 "
             + "min-quantizer=2 max-quantizer=56 undershoot=100 overshoot=15 buffer-initial-size=500 "
             + "buffer-optimal-size=600 buffer-size=1000 static-threshold=1 token-partitions=0 "
             + "max-intra-bitrate=900 keyframe-max-dist=\(s.maxKeyframeInterval) dropframe-threshold=0 "
             + "error-resilient=default target-bitrate=\(s.bitrateKbps * 1000)"
     }
 
+    /// `encoder` as gst-launch tokens.
+    var encoderTokens: [String] { encoder.split(separator: " ").map(String.init) }
+
+    /// The source's gst-launch tokens: the raw I420 file at 640x480, 30 fps.
+    func source(file: String) -> [String] {
+        let s = publisher.codec.settings
+        return "filesrc location=\(file) ! rawvideoparse width=\(s.width) height=\(s.height) format=i420 framerate=30/1"
+            .split(separator: " ").map(String.init)
+    }
+
     /// The publishing pipeline's gst-launch tokens.
     func publishing(file: String, port: UInt16, keyHex: String) -> [String] {
-        let s = publisher.codec.settings
-        let text = "filesrc location=\(file) ! rawvideoparse width=\(s.width) height=\(s.height) format=i420 framerate=30/1 ! "
-            + encoder + " ! rtpvp8pay pt=96 mtu=1200 picture-id-mode=15-bit ! "
+        let text = " ! rtpvp8pay pt=96 mtu=\(Self.mtu) picture-id-mode=15-bit ! "
             + "srtpenc key=\(keyHex) rtp-cipher=aes-128-gcm rtp-auth=null rtcp-cipher=aes-128-gcm rtcp-auth=null ! "
             + "udpsink host=127.0.0.1 port=\(port) sync=false async=false"
-        return text.split(separator: " ").map(String.init)
+        return source(file: file) + ["!"] + encoderTokens + text.split(separator: " ").map(String.init)
     }
 
     func run(frames: [VideoFrame], runs: Int, sink: PacketSink, log: ProgressLog) throws -> [BenchResult] {
@@ -80,9 +103,7 @@ struct GStreamerComparison {
         try RawI420File.write(frames: frames, count: Self.frames, to: file)
         let keyHex = try PublisherPipelineComparison.keyMaterial.keyAndSalt.map { hex($0) }.joined()
         let publishing = publishing(file: file, port: sink.address.port, keyHex: keyHex)
-        let s = publisher.codec.settings
-        let sourceOnly = "filesrc location=\(file) ! rawvideoparse width=\(s.width) height=\(s.height) format=i420 framerate=30/1 ! fakesink"
-            .split(separator: " ").map(String.init)
+        let sourceOnly = source(file: file) + ["!", "fakesink"]
         let startup = ["fakesrc", "num-buffers=1", "!", "fakesink"]
         log("  gst-launch-1.0 -q \(publishing.joined(separator: " "))")
 
@@ -93,9 +114,23 @@ struct GStreamerComparison {
             }
             return outcome.cpuNanoseconds
         }
-        // Untimed: the plugin registry, the file's pages, both publishers' code.
+        // Untimed: the plugin registry, the file's pages, both publishers' code (OTKit's
+        // first pipeline in the process paid ~70 ms of one-time set-up, libsrtp's and
+        // libvpx's first use, which GStreamer's warm-up runs pay in their own processes).
         _ = try gst(startup)
         _ = try gst(sourceOnly)
+        _ = try publisher.runOTKit(frames: frames, total: PublisherPipelineComparison.warmUp + 10,
+                                   warmUp: PublisherPipelineComparison.warmUp, sink: sink)
+        let check = try GStreamerSettingsCheck.run(comparison: self, file: file, frames: frames, count: Self.frames) {
+            _ = try gst($0)
+        }
+        if check.identical {
+            log("  settings check: GStreamer's vp8enc and the bare libvpx loop with OTKit's settings wrote identical "
+                + "bitstreams (\(check.gstreamerBytes) bytes for \(Self.frames) frames)")
+        } else {
+            log("  settings check FAILED: GStreamer's vp8enc wrote \(check.gstreamerBytes) bytes, the bare libvpx loop with "
+                + "OTKit's settings \(check.bareBytes) (digests differ): the two sides do not encode alike")
+        }
 
         var otkitMs: [Double] = [], gstMs: [Double] = [], startupMs: [Double] = [], sourceMs: [Double] = []
         var gstNetMs: [Double] = [], pairedRatios: [Double] = []
@@ -106,6 +141,16 @@ struct GStreamerComparison {
                 if (side == 0) == (run % 2 == 0) {
                     let result = try publisher.runOTKit(frames: frames, total: Self.frames, warmUp: 0, sink: sink)
                     o = perFrame(result.lifeStart.cpu(until: result.lifeEnd))
+                    // Where it went: set-up (creation, start, threads) before frame 0, the
+                    // frames (the capture thread's share of them), tear-down after.
+                    let setUp = Double(result.lifeStart.cpu(until: result.windowStart)) / 1e6
+                    let steady = perFrame(result.windowStart.cpu(until: result.windowEnd))
+                    let capture = perFrame(result.windowStart.threadCPU(until: result.windowEnd))
+                    let tearDown = Double(result.windowEnd.cpu(until: result.lifeEnd)) / 1e6
+                    let packets = result.windowEnd.packets - result.windowStart.packets
+                    log("    OTKit sent \(packets) SRTP packets; set-up \(TableReport.format(setUp)) ms, frames "
+                        + "\(TableReport.format(steady)) ms/frame (capture thread \(TableReport.format(capture))), "
+                        + "tear-down \(TableReport.format(tearDown)) ms")
                 } else {
                     let before = sink.counts
                     let cpu = try gst(publishing)
@@ -121,8 +166,13 @@ struct GStreamerComparison {
                 }
             }
             otkitMs.append(o); gstMs.append(g)
-            startupMs.append(Double(try gst(startup)) / 1e6)
-            sourceMs.append(perFrame(try gst(sourceOnly)))
+            // The source-only process starts up too: its start-up (the launch just before)
+            // comes off, or the verdict subtracted GStreamer's start-up twice (~0.013
+            // ms/frame, about 1 % in OTKit's favour).
+            let startupNs = try gst(startup)
+            let sourceNs = try gst(sourceOnly)
+            startupMs.append(Double(startupNs) / 1e6)
+            sourceMs.append(perFrame(sourceNs > startupNs ? sourceNs - startupNs : 0))
             let net = g - startupMs.last! / Double(Self.frames) - sourceMs.last!
             gstNetMs.append(net)
             pairedRatios.append(o / net)
@@ -131,16 +181,23 @@ struct GStreamerComparison {
                 + "ratio \(TableReport.format(o / net)); "
                 + "gst start-up \(TableReport.format(startupMs.last!)) ms, source \(TableReport.format(sourceMs.last!)) ms/frame")
         }
-        var row = BenchResult.compared("\(label) pipeline CPU vs GStreamer (its start-up and filesrc subtracted)",
+        var row = BenchResult.compared("\(label) pipeline CPU vs GStreamer (its start-up and filesrc subtracted; same bitstream, "
+                                       + "\(publisher.codec.bitrateKbps) kbps, adaptation off, ≤ \(VP8Packetizer.defaultMaxPayloadSize)-byte payloads, SRTP GCM)",
                                        value: median(otkitMs), unit: "ms/frame", baseline: median(gstNetMs), goal: 1.0)
         row.ratio = median(pairedRatios)
         row.pass = median(pairedRatios) < 1.0
+        var settings = BenchResult(name: "\(label) GStreamer vp8enc bitstream = the bare libvpx loop's with OTKit's settings",
+                                   value: Double(check.gstreamerBytes), unit: "bytes", baseline: Double(check.bareBytes),
+                                   ratio: check.bareBytes > 0 ? Double(check.gstreamerBytes) / Double(check.bareBytes) : nil)
+        settings.goal = 1.0
+        settings.pass = check.identical
         return [
             row,
+            settings,
             .info("\(label) pipeline CPU vs GStreamer, whole processes", value: median(otkitMs), unit: "ms/frame",
                   baseline: median(gstMs)),
             .info("gstreamer start-up (fakesrc ! fakesink)", value: median(startupMs), unit: "ms CPU/process"),
-            .info("gstreamer filesrc ! rawvideoparse alone", value: median(sourceMs), unit: "ms/frame"),
+            .info("gstreamer filesrc ! rawvideoparse alone (its start-up subtracted)", value: median(sourceMs), unit: "ms/frame"),
         ]
     }
 

@@ -12,13 +12,17 @@ struct PipelineReading {
     var allocations: UInt64
     /// Allocations by the reading thread (the publisher's capture thread in a window).
     var threadAllocations: UInt64
+    /// CPU of the reading thread, ns (in a window: the publisher's capture thread, which
+    /// encodes, packetizes and hands packets over; the rest of the process CPU is the
+    /// transport thread's pacing, SRTP and sends, and the feedback work).
+    var threadCPU: UInt64 = 0
     /// RTP packets and bytes the publisher counted as sent (0 for the bare loop).
     var packets: UInt64 = 0
     var bytes: UInt64 = 0
     /// RTCP packets the sink has seen (the publisher's sender reports).
     var rtcpPackets: UInt64 = 0
 
-    /// Reads everything now. Allocation-free: clock reads and atomic loads.
+    /// Reads everything now. Allocation-free: clock reads (three system calls) and atomic loads.
     static func now(sink: PacketSink, counters: StreamCounters? = nil) -> PipelineReading {
         let allocations = AllocationCounter.count
         let threadAllocations = alloc_counter_thread_count()
@@ -26,6 +30,7 @@ struct PipelineReading {
         let sinkCPU = sink.cpuNanoseconds
         var reading = PipelineReading(processCPU: processCPU, sinkCPU: sinkCPU, allocations: allocations,
                                       threadAllocations: threadAllocations)
+        reading.threadCPU = CPUClock.read(CLOCK_THREAD_CPUTIME_ID)
         if let counters {
             let snapshot = counters.snapshot()
             reading.packets = snapshot.packets
@@ -40,6 +45,11 @@ struct PipelineReading {
         let process = later.processCPU - processCPU
         let sink = later.sinkCPU - sinkCPU
         return process > sink ? process - sink : 0
+    }
+
+    /// CPU the reading thread spent between `self` and `later` (both read on it), ns.
+    func threadCPU(until later: PipelineReading) -> UInt64 {
+        later.threadCPU > threadCPU ? later.threadCPU - threadCPU : 0
     }
 }
 

@@ -144,6 +144,7 @@ struct PublisherPipelineComparison {
         _ = try runBarePublisher(frames: frames, total: Self.warmUp + 10, warmUp: Self.warmUp, sink: sink)
 
         var otkitMs: [Double] = [], bareMs: [Double] = [], barePublisherMs: [Double] = []
+        var captureMs: [Double] = [], restMs: [Double] = []
         var rawAllocations: [Double] = [], addedAllocations: [Double] = []
         var sentKbps: [Double] = [], barePublisherKbps: [Double] = []
         let seconds = Double(Self.measured) / 30
@@ -164,6 +165,11 @@ struct PublisherPipelineComparison {
             let bMs = Double(b.cpu) / 1e6 / Double(Self.measured)
             let pMs = Double(p.cpu) / 1e6 / Double(Self.measured)
             otkitMs.append(oMs); bareMs.append(bMs); barePublisherMs.append(pMs)
+            // Where OTKit's CPU goes: the capture thread (encode, packetize, hand-over) and
+            // everything else (the transport thread's pacing, SRTP, sends and their
+            // loopback delivery; sender reports).
+            let cMs = Double(o.windowStart.threadCPU(until: o.windowEnd)) / 1e6 / Double(Self.measured)
+            captureMs.append(cMs); restMs.append(oMs - cMs)
             let packets = o.windowEnd.packets - o.windowStart.packets
             let rtcp = o.windowEnd.rtcpPackets - o.windowStart.rtcpPackets
             let allocations = o.windowEnd.allocations - o.windowStart.allocations
@@ -183,7 +189,8 @@ struct PublisherPipelineComparison {
             barePublisherKbps.append(Double(p.bytes) * 8 / seconds / 1000)
             log("  \(label) run \(run + 1)/\(runs): OTKit \(TableReport.format(oMs)) ms/frame, bare publisher "
                 + "\(TableReport.format(pMs)) ms/frame (ratio \(TableReport.format(oMs / pMs))), bare encode "
-                + "\(TableReport.format(bMs)) ms/frame; \(packets) RTP + \(rtcp) RTCP packets, \(allocations) allocations "
+                + "\(TableReport.format(bMs)) ms/frame; OTKit's capture thread \(TableReport.format(cMs)), other threads "
+                + "\(TableReport.format(oMs - cMs)) ms/frame; \(packets) RTP + \(rtcp) RTCP packets, \(allocations) allocations "
                 + "(\(captureThread) on the capture thread), bare encode \(b.allocations)")
         }
         log("  \(label): OTKit \(summary(otkitMs)), bare publisher \(summary(barePublisherMs)), bare encode \(summary(bareMs))")
@@ -193,6 +200,11 @@ struct PublisherPipelineComparison {
                       value: median(otkitMs), unit: "ms/frame", baseline: median(barePublisherMs), goal: 1.05),
             .info("\(label) pipeline CPU vs bare libvpx encode alone (sends nothing: not equal work)", value: median(otkitMs),
                   unit: "ms/frame", baseline: median(bareMs)),
+            .info("\(label) capture thread (encode, packetize, hand-over) vs bare libvpx encode alone", value: median(captureMs),
+                  unit: "ms/frame", baseline: median(bareMs)),
+            // No baseline: the bare publisher's share beyond its encode is the difference of
+            // two runs ~1 % apart, which the machine's noise swamps (it came out negative).
+            .info("\(label) other threads (pace, SRTP, send, RTCP)", value: median(restMs), unit: "ms/frame"),
             .bounded("\(label) allocations added", value: abs(worstAdded) < 1e-9 ? 0 : worstAdded, unit: "allocs/packet",
                      baseline: libsrtp.perRTPPacket, goal: 0),
             .info("\(label) allocations raw", value: rawAllocations.max()!, unit: "allocs/packet"),

@@ -10,9 +10,10 @@
 ///
 /// Every payload (descriptor + VP8 data) is at most `maxPayloadSize` bytes. Fragments
 /// are balanced: a frame of L bytes that needs n packets gets fragments of ⌊L/n⌋ or
-/// ⌈L/n⌉ bytes, so the last packet is never a tiny tail. Packets are not aligned to VP8
-/// partitions (RFC 7741 section 4.4 allows this): PID is 0 everywhere and S = 1 only on
-/// the first packet of a frame.
+/// ⌈L/n⌉ bytes (the longer ones first), so the last packet is never a tiny tail and the
+/// frame's packets go out as few UDP GSO sends (equal sizes, a shorter last one).
+/// Packets are not aligned to VP8 partitions (RFC 7741 section 4.4 allows this): PID is
+/// 0 everywhere and S = 1 only on the first packet of a frame.
 ///
 /// Descriptor: always X = 1 with a 15-bit PictureID (M = 1) that increments per frame
 /// and wraps 32767 → 0. With `temporalLayers` on, also TL0PICIDX (incremented on every
@@ -106,8 +107,9 @@ public struct VP8Packetizer {
             self.data = nil
             return nil
         }
-        // The last `longerFragments` packets carry one byte more.
-        let fragment = baseFragment + (index >= count - longerFragments ? 1 : 0)
+        // The first `longerFragments` packets carry one byte more: a frame's packets are
+        // then a run of equal sizes ending in a shorter one, what UDP GSO takes as one send.
+        let fragment = baseFragment + (index < longerFragments ? 1 : 0)
         var d = descriptor
         d.startOfPartition = index == 0
         let needed = d.size + fragment
