@@ -16,6 +16,15 @@ public struct ComposerConfiguration: Sendable, Equatable {
     public var videoBitrate = 0
     /// Ring slots per stream between the forwarding thread and the composer (each `slotSize` bytes).
     public var queueCapacity = 512
+    /// Threads libx264 encodes with; 0 (the default) picks by canvas (`effectiveEncoderThreads`).
+    public var encoderThreads = 0
+    /// Output frames the composer may fall behind real time before it skips video frames
+    /// (it then writes each skipped instant's audio only, so the file's clock never
+    /// stretches). 2 by default: a live archive stays within about 70 ms of real time. A
+    /// larger value lets a composer on a loaded machine lag (packets wait in the input
+    /// rings, each stream's audio ring grows by the lag, up to a minute) and compose every
+    /// frame later, catching up at `finish`. Keep it under 30 s × `frameRate`.
+    public var lateFramesBeforeSkipping = 2
     /// The largest RTP packet accepted, in bytes.
     public var slotSize = 1500
     /// Packets that may wait behind a missing one before it is given up (per track).
@@ -34,11 +43,22 @@ public struct ComposerConfiguration: Sendable, Equatable {
         videoBitrate > 0 ? videoBitrate : max(300_000, canvas.width * canvas.height * frameRate / 10)
     }
 
+    /// The libx264 thread count used (0 there is x264's own choice, 1.5 per core). Asked
+    /// for: `encoderThreads`. Automatic: one thread, the composer's own, up to 1280x720 —
+    /// the least CPU per archive (a router records many at once; x264's frame threads cost
+    /// hand-offs and a lookahead thread), and `veryfast` keeps up with such a canvas on one
+    /// core; x264's own count for bigger canvases, which one core cannot encode at 30 fps.
+    public var effectiveEncoderThreads: Int {
+        if encoderThreads > 0 { return encoderThreads }
+        return canvas.width * canvas.height <= 1280 * 720 ? 1 : 0
+    }
+
     /// Compares every field (the tuple is compared by its parts).
     public static func == (lhs: ComposerConfiguration, rhs: ComposerConfiguration) -> Bool {
         lhs.path == rhs.path && lhs.canvas == rhs.canvas && lhs.layout == rhs.layout && lhs.frameRate == rhs.frameRate
             && lhs.hasVideo == rhs.hasVideo && lhs.hasAudio == rhs.hasAudio && lhs.videoBitrate == rhs.videoBitrate
             && lhs.queueCapacity == rhs.queueCapacity && lhs.slotSize == rhs.slotSize && lhs.reorderDepth == rhs.reorderDepth
             && lhs.reorderTimeoutNanoseconds == rhs.reorderTimeoutNanoseconds && lhs.placeholderYUV == rhs.placeholderYUV
+            && lhs.encoderThreads == rhs.encoderThreads && lhs.lateFramesBeforeSkipping == rhs.lateFramesBeforeSkipping
     }
 }
