@@ -77,8 +77,8 @@ enum ArchiveComposedComparison {
         var configuration = ComposerConfiguration(path: path)
         configuration.canvas = canvas
         configuration.layout = CompositionLayout(.bestFit)
-        // ffmpeg's x264 gets `-threads 1`; so does the composer's (its default at 1280x720,
-        // pinned here: the x264 settings both files carry are compared after each run).
+        // ffmpeg's x264 gets `-threads 1`; so does the composer's (the router leaves x264 its
+        // own count): the x264 settings both files carry are compared after each run.
         configuration.encoderThreads = 1
         // The composer may fall behind the wall clock on a loaded machine: it composes every
         // frame all the same (catching up at `finish`) instead of skipping some, so both sides

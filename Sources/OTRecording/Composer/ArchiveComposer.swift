@@ -21,8 +21,8 @@ import Synchronization
 /// inputs are still drained and discarded, so forwarding is unaffected.
 ///
 /// Cost: one thread; per stream its ring (768 KB), a VP8 and an Opus decoder; per output
-/// frame a canvas fill, a libyuv scale per stream and an x264 encode (on this thread unless
-/// `encoderThreads` says otherwise).
+/// frame a canvas fill, a libyuv scale per stream and an x264 encode (on x264's own threads,
+/// or on this thread alone with `encoderThreads` 1).
 public final class ArchiveComposer: Sendable {
     /// What it was created with.
     public let configuration: ComposerConfiguration

@@ -16,7 +16,11 @@ public struct ComposerConfiguration: Sendable, Equatable {
     public var videoBitrate = 0
     /// Ring slots per stream between the forwarding thread and the composer (each `slotSize` bytes).
     public var queueCapacity = 512
-    /// Threads libx264 encodes with; 0 (the default) picks by canvas (`effectiveEncoderThreads`).
+    /// Threads libx264 encodes with. 0 (the default): x264's own count (1.5 per core, frame
+    /// threads), so the encode spreads over cores and a composer on a busy machine stays
+    /// nearer real time, for some more CPU in all (hand-offs, a lookahead thread). 1: the
+    /// composer's own thread alone, the least CPU per archive; `veryfast` needs about half
+    /// a core for a 1280x720 canvas at 30 fps on a 2026 VM, the four decodes a sixth.
     public var encoderThreads = 0
     /// Output frames the composer may fall behind real time before it skips video frames
     /// (it then writes each skipped instant's audio only, so the file's clock never
@@ -41,16 +45,6 @@ public struct ComposerConfiguration: Sendable, Equatable {
     /// The H.264 bitrate used.
     public var effectiveVideoBitrate: Int {
         videoBitrate > 0 ? videoBitrate : max(300_000, canvas.width * canvas.height * frameRate / 10)
-    }
-
-    /// The libx264 thread count used (0 there is x264's own choice, 1.5 per core). Asked
-    /// for: `encoderThreads`. Automatic: one thread, the composer's own, up to 1280x720 —
-    /// the least CPU per archive (a router records many at once; x264's frame threads cost
-    /// hand-offs and a lookahead thread), and `veryfast` keeps up with such a canvas on one
-    /// core; x264's own count for bigger canvases, which one core cannot encode at 30 fps.
-    public var effectiveEncoderThreads: Int {
-        if encoderThreads > 0 { return encoderThreads }
-        return canvas.width * canvas.height <= 1280 * 720 ? 1 : 0
     }
 
     /// Compares every field (the tuple is compared by its parts).

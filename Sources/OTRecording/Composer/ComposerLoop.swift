@@ -62,7 +62,7 @@ final class ComposerLoop: @unchecked Sendable {
             writer = try MP4Writer(path: configuration.path,
                                    video: configuration.hasVideo ? (canvas.width, canvas.height, configuration.frameRate,
                                                                     configuration.effectiveVideoBitrate) : nil,
-                                   audio: configuration.hasAudio, threads: configuration.effectiveEncoderThreads)
+                                   audio: configuration.hasAudio, threads: configuration.encoderThreads)
         } catch {
             fail(error.reason)
         }

@@ -37,7 +37,7 @@ final class MP4Writer {
 
     /// Creates `path` and writes the header. `video` nil: no video track; `audio` false: no audio track.
     init(path: String, video: (width: Int, height: Int, frameRate: Int, bitrate: Int)?, audio: Bool,
-         audioBitrate: Int = 96_000, threads: Int = 1) throws(RecordingError) {
+         audioBitrate: Int = 96_000, threads: Int = 0) throws(RecordingError) {
         self.path = path
         av_log_set_level(AV_LOG_QUIET)
         var created: UnsafeMutablePointer<AVFormatContext>?
