@@ -75,8 +75,10 @@ final class ComposerLoop: @unchecked Sendable {
         while true {
             refreshControl()
             let now = MonotonicClock.nanoseconds()
-            for decoder in decoders { decoder.drain(now: now) }
             let due = origin + UInt64(ticks) * 1_000_000_000 / frameRate
+            // Behind real time, only what had arrived by the frame's instant is decoded, so the
+            // frame shows the pictures of its time, in step with its audio.
+            for decoder in decoders { decoder.drain(now: min(now, due)) }
             if let stopAt, due >= stopAt { break }
             if now < due {
                 if stopping, stopAt == nil { break }

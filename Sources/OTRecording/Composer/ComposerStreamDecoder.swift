@@ -63,9 +63,11 @@ final class ComposerStreamDecoder {
         return latest != layoutStream
     }
 
-    /// Handles everything queued now, then releases packets that waited too long behind a hole.
+    /// Handles what is queued that arrived by `now` (the instant the composer works on: the
+    /// wall clock, or a past frame's time when it runs behind), then releases packets that
+    /// had waited too long behind a hole by then.
     func drain(now: UInt64) {
-        while input.queue.pop(timeoutNanoseconds: 0, { entry, bytes in handle(entry, bytes) }) {}
+        while input.queue.pop(arrivedBy: now, { entry, bytes in handle(entry, bytes) }) {}
         videoReorder.expire(now: now) { bytes, _ in processVideo(bytes) }
         audioReorder.expire(now: now) { bytes, arrival in processAudio(bytes, arrival: arrival) }
     }
