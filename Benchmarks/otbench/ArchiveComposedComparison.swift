@@ -27,8 +27,8 @@ import OTRecording
 /// x264 settings (the SEI libx264 writes) must be the same. The composer, on the wall
 /// clock, may fall behind it on a loaded machine: it is set to compose every frame anyway
 /// (`lateFramesBeforeSkipping`), catching up at `finish`; how far behind it fell is printed
-/// as a row, and a run where it fell so far that stream audio was dropped (less to encode)
-/// is refused.
+/// as a row, and a run where over 1 % of the streams' decoded audio found no place on the
+/// timeline is refused.
 enum ArchiveComposedComparison {
     static let streams = 4
     static let canvas = CanvasResolution(width: 1280, height: 720)
@@ -238,9 +238,11 @@ enum ArchiveComposedComparison {
         guard statistics.streamFramesDecoded >= streams * (clip.videoFrames - 1) else {
             throw ScenarioError("archive composed: OTKit decoded \(statistics.streamFramesDecoded) of \(streams * clip.videoFrames) stream frames")
         }
-        // Decoded audio with no place on the timeline would leave the AAC encoder silence,
-        // less work than ffmpeg's: such a run is refused.
-        guard statistics.audioSamplesDropped <= 48_000 / 10 else {
+        // Decoded audio with no place on the timeline (it came after its instant was mixed:
+        // the pacing thread itself late on a busy machine) leaves the mix that much quieter.
+        // Over 1 % of the streams' audio, such a run is refused.
+        let decodedSamples = streams * clip.audioPackets * 960
+        guard statistics.audioSamplesDropped * 100 <= decodedSamples else {
             throw ScenarioError("archive composed: the composer fell \(statistics.maximumLateFrames) frames behind and dropped "
                                 + "\(statistics.audioSamplesDropped) audio samples; a busy machine: run again")
         }

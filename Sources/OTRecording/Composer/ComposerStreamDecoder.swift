@@ -12,7 +12,8 @@ import OTMedia
 /// broken — it stays the last good one meanwhile.
 ///
 /// Cost: two 64-packet reorder windows, a VP8 and an Opus decoder, an audio ring of
-/// `audioCapacitySamples` (two seconds unless the composer may lag longer); per packet a parse and copies, per frame libvpx's decode and a picture copy.
+/// `audioCapacitySamples` (two seconds unless the composer may lag longer); per packet a
+/// parse and copies, per frame libvpx's decode and a picture copy.
 /// Composer thread only.
 final class ComposerStreamDecoder {
     let input: ComposerStreamInput
