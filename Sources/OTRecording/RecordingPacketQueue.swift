@@ -128,6 +128,27 @@ final class RecordingPacketQueue: @unchecked Sendable {
         return true
     }
 
+    /// Runs `body` on the oldest entry, if it arrived at or before `limit` (monotonic clock),
+    /// and frees its slot afterwards; false when the queue is empty or the oldest came later.
+    /// Never waits. Lets a consumer running behind real time take only what had arrived by
+    /// the instant it is working on. Consumer thread only; two short locks.
+    func pop(arrivedBy limit: UInt64, _ body: (Entry, UnsafeRawBufferPointer) -> Void) -> Bool {
+        pthread_mutex_lock(mutex)
+        guard count > 0, entries[head].arrival <= limit else {
+            pthread_mutex_unlock(mutex)
+            return false
+        }
+        let index = head
+        let entry = entries[index]
+        pthread_mutex_unlock(mutex)
+        body(entry, UnsafeRawBufferPointer(start: storage + index * slotSize, count: entry.length))
+        pthread_mutex_lock(mutex)
+        head = (head + 1) % capacity
+        count -= 1
+        pthread_mutex_unlock(mutex)
+        return true
+    }
+
     /// Refuses further pushes and wakes the consumer; entries already queued stay poppable.
     func close() {
         pthread_mutex_lock(mutex)

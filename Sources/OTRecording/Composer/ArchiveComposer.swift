@@ -15,13 +15,14 @@ import Synchronization
 /// audio-only stream) into its layout rectangle with its aspect kept, encodes the canvas
 /// as frame n (time n/frameRate), and mixes 48,000/frameRate samples of every stream's
 /// audio (each stream's audio placed by its RTP timestamps, 40 ms after its arrival). When the
-/// thread is more than two frames behind real time it skips the video frame (counted as
+/// thread is more than `lateFramesBeforeSkipping` (2) frames behind real time it skips the video frame (counted as
 /// `framesSkipped`) but still writes the audio, so the file's clock never stretches.
 /// A file that cannot be created or written puts the composer in `.failed(reason:)`;
 /// inputs are still drained and discarded, so forwarding is unaffected.
 ///
 /// Cost: one thread; per stream its ring (768 KB), a VP8 and an Opus decoder; per output
-/// frame a canvas fill, a libyuv scale per stream and an x264 encode.
+/// frame a canvas fill, a libyuv scale per stream and an x264 encode (on x264's own threads,
+/// or on this thread alone with `encoderThreads` 1).
 public final class ArchiveComposer: Sendable {
     /// What it was created with.
     public let configuration: ComposerConfiguration

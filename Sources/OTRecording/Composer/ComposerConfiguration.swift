@@ -16,6 +16,19 @@ public struct ComposerConfiguration: Sendable, Equatable {
     public var videoBitrate = 0
     /// Ring slots per stream between the forwarding thread and the composer (each `slotSize` bytes).
     public var queueCapacity = 512
+    /// Threads libx264 encodes with. 0 (the default): x264's own count (1.5 per core, frame
+    /// threads), so the encode spreads over cores and a composer on a busy machine stays
+    /// nearer real time, for some more CPU in all (hand-offs, a lookahead thread). 1: the
+    /// composer's own thread alone, the least CPU per archive; `veryfast` needs about half
+    /// a core for a 1280x720 canvas at 30 fps on a 2026 VM, the four decodes a sixth.
+    public var encoderThreads = 0
+    /// Output frames the composer may fall behind real time before it skips video frames
+    /// (it then writes each skipped instant's audio only, so the file's clock never
+    /// stretches). 2 by default: a live archive stays within about 70 ms of real time. A
+    /// larger value lets a composer on a loaded machine lag (packets wait in the input
+    /// rings, each stream's audio ring grows by the lag, up to a minute) and compose every
+    /// frame later, catching up at `finish`. Keep it under 30 s × `frameRate`.
+    public var lateFramesBeforeSkipping = 2
     /// The largest RTP packet accepted, in bytes.
     public var slotSize = 1500
     /// Packets that may wait behind a missing one before it is given up (per track).
@@ -40,5 +53,6 @@ public struct ComposerConfiguration: Sendable, Equatable {
             && lhs.hasVideo == rhs.hasVideo && lhs.hasAudio == rhs.hasAudio && lhs.videoBitrate == rhs.videoBitrate
             && lhs.queueCapacity == rhs.queueCapacity && lhs.slotSize == rhs.slotSize && lhs.reorderDepth == rhs.reorderDepth
             && lhs.reorderTimeoutNanoseconds == rhs.reorderTimeoutNanoseconds && lhs.placeholderYUV == rhs.placeholderYUV
+            && lhs.encoderThreads == rhs.encoderThreads && lhs.lateFramesBeforeSkipping == rhs.lateFramesBeforeSkipping
     }
 }

@@ -33,6 +33,13 @@ final class ComposerLoop: @unchecked Sendable {
     private var origin: UInt64 = 0
     /// Each stream's audio plays this long after it arrives (jitter and packetization room).
     static let audioDelaySamples: Int64 = 40 * 48
+    /// Each stream's audio ring: two seconds, plus the lag the composer is allowed before it
+    /// skips (`lateFramesBeforeSkipping`), so audio decoded while it lags still finds its
+    /// place; at most a minute (5.8 MB a stream).
+    private var audioCapacitySamples: Int {
+        let lag = max(0, configuration.lateFramesBeforeSkipping) * MP4Writer.sampleRate / max(1, configuration.frameRate)
+        return min(60 * MP4Writer.sampleRate, 2 * MP4Writer.sampleRate + lag)
+    }
 
     init(configuration: ComposerConfiguration, shared: ComposerShared) {
         self.configuration = configuration
@@ -55,7 +62,7 @@ final class ComposerLoop: @unchecked Sendable {
             writer = try MP4Writer(path: configuration.path,
                                    video: configuration.hasVideo ? (canvas.width, canvas.height, configuration.frameRate,
                                                                     configuration.effectiveVideoBitrate) : nil,
-                                   audio: configuration.hasAudio)
+                                   audio: configuration.hasAudio, threads: configuration.encoderThreads)
         } catch {
             fail(error.reason)
         }
@@ -68,8 +75,10 @@ final class ComposerLoop: @unchecked Sendable {
         while true {
             refreshControl()
             let now = MonotonicClock.nanoseconds()
-            for decoder in decoders { decoder.drain(now: now) }
             let due = origin + UInt64(ticks) * 1_000_000_000 / frameRate
+            // Behind real time, only what had arrived by the frame's instant is decoded, so the
+            // frame shows the pictures of its time, in step with its audio.
+            for decoder in decoders { decoder.drain(now: min(now, due)) }
             if let stopAt, due >= stopAt { break }
             if now < due {
                 if stopping, stopAt == nil { break }
@@ -77,7 +86,8 @@ final class ComposerLoop: @unchecked Sendable {
                 continue
             }
             let behind = (now - due) * frameRate / 1_000_000_000
-            tick(drawVideo: behind < 2)
+            statistics.maximumLateFrames = max(statistics.maximumLateFrames, Int(min(behind, UInt64(Int.max))))
+            tick(drawVideo: behind < UInt64(max(1, configuration.lateFramesBeforeSkipping)))
             publish()
         }
         for decoder in decoders { decoder.flush() }
@@ -102,7 +112,8 @@ final class ComposerLoop: @unchecked Sendable {
                     next.append(ComposerStreamDecoder(input: input, wantsVideo: configuration.hasVideo, wantsAudio: configuration.hasAudio,
                                                       reorderDepth: configuration.reorderDepth,
                                                       reorderTimeoutNanoseconds: configuration.reorderTimeoutNanoseconds,
-                                                      originNanoseconds: origin, audioDelaySamples: Self.audioDelaySamples))
+                                                      originNanoseconds: origin, audioDelaySamples: Self.audioDelaySamples,
+                                                      audioCapacitySamples: audioCapacitySamples))
                     statistics.streamsAdded += 1
                 }
             }
@@ -127,6 +138,7 @@ final class ComposerLoop: @unchecked Sendable {
         statistics.streamFramesDecoded += decoder.framesDecoded
         statistics.streamFramesDiscarded += decoder.framesDiscarded
         statistics.streamAudioPackets += decoder.audioPacketsDecoded
+        statistics.audioSamplesDropped += decoder.audio.droppedSamples
         statistics.droppedPackets += decoder.input.droppedPackets
     }
 
@@ -185,6 +197,7 @@ final class ComposerLoop: @unchecked Sendable {
             merged.streamFramesDecoded += decoder.framesDecoded
             merged.streamFramesDiscarded += decoder.framesDiscarded
             merged.streamAudioPackets += decoder.audioPacketsDecoded
+            merged.audioSamplesDropped += decoder.audio.droppedSamples
             merged.droppedPackets += decoder.input.droppedPackets
         }
         let state: RecordingState = failure.map { .failed(reason: $0) } ?? .recording

@@ -11,8 +11,9 @@ import OTMedia
 /// `needsKeyframe` is raised (the router sends a PLI), so the held picture is never
 /// broken — it stays the last good one meanwhile.
 ///
-/// Cost: two 64-packet reorder windows, a VP8 and an Opus decoder, a one-second audio
-/// ring; per packet a parse and copies, per frame libvpx's decode and a picture copy.
+/// Cost: two 64-packet reorder windows, a VP8 and an Opus decoder, an audio ring of
+/// `audioCapacitySamples` (two seconds unless the composer may lag longer); per packet a
+/// parse and copies, per frame libvpx's decode and a picture copy.
 /// Composer thread only.
 final class ComposerStreamDecoder {
     let input: ComposerStreamInput
@@ -39,10 +40,10 @@ final class ComposerStreamDecoder {
     private(set) var audioPacketsDecoded = 0
 
     init(input: ComposerStreamInput, wantsVideo: Bool, wantsAudio: Bool, reorderDepth: Int, reorderTimeoutNanoseconds: UInt64,
-         originNanoseconds: UInt64, audioDelaySamples: Int64) {
+         originNanoseconds: UInt64, audioDelaySamples: Int64, audioCapacitySamples: Int = 96_000) {
         self.input = input
         self.originNanoseconds = originNanoseconds
-        audio = AudioPlayoutRing(delaySamples: audioDelaySamples)
+        audio = AudioPlayoutRing(capacity: audioCapacitySamples, delaySamples: audioDelaySamples)
         self.wantsVideo = wantsVideo
         self.wantsAudio = wantsAudio
         videoReorder = PacketReorderBuffer(slotSize: input.queue.slotSize, depth: reorderDepth, timeoutNanoseconds: reorderTimeoutNanoseconds)
@@ -63,9 +64,11 @@ final class ComposerStreamDecoder {
         return latest != layoutStream
     }
 
-    /// Handles everything queued now, then releases packets that waited too long behind a hole.
+    /// Handles what is queued that arrived by `now` (the instant the composer works on: the
+    /// wall clock, or a past frame's time when it runs behind), then releases packets that
+    /// had waited too long behind a hole by then.
     func drain(now: UInt64) {
-        while input.queue.pop(timeoutNanoseconds: 0, { entry, bytes in handle(entry, bytes) }) {}
+        while input.queue.pop(arrivedBy: now, { entry, bytes in handle(entry, bytes) }) {}
         videoReorder.expire(now: now) { bytes, _ in processVideo(bytes) }
         audioReorder.expire(now: now) { bytes, arrival in processAudio(bytes, arrival: arrival) }
     }

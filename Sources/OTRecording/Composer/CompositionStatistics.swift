@@ -12,6 +12,12 @@ public struct CompositionStatistics: Sendable, Equatable {
     public var streamFramesDiscarded = 0
     /// Stream audio packets decoded.
     public var streamAudioPackets = 0
+    /// Decoded stream audio samples that found no place on the timeline: already played (they
+    /// came too late) or beyond the two-second playout ring (the composer far behind).
+    public var audioSamplesDropped = 0
+    /// The most output frames the composer was ever behind real time (see
+    /// `ComposerConfiguration.lateFramesBeforeSkipping`).
+    public var maximumLateFrames = 0
     /// Packets dropped at the inputs (a ring was full: the composer fell behind) or oversized.
     public var droppedPackets = 0
     /// Streams added over the archive's life.

@@ -2,8 +2,9 @@ import CAVFormat
 import Glibc
 
 /// Encodes a composed archive and writes it as MP4: H.264 (libx264 through libavcodec,
-/// preset `veryfast`, one keyframe a second, no B-frames) and AAC (libavcodec's native
-/// encoder, 48 kHz mono, 1,024-sample frames).
+/// preset `veryfast`, one keyframe a second, no B-frames, `threads` encoder threads, 0 for
+/// x264's own count — always set, as libavcodec's libx264 wrapper defaults to x264's
+/// count, not one) and AAC (libavcodec's native encoder, 48 kHz mono, 1,024-sample frames).
 ///
 /// Written incrementally as **fragmented MP4** (`frag_keyframe+empty_moov+default_base_moof`):
 /// a fragment closes at each keyframe (every second) and is flushed to the file, so a
@@ -36,7 +37,7 @@ final class MP4Writer {
 
     /// Creates `path` and writes the header. `video` nil: no video track; `audio` false: no audio track.
     init(path: String, video: (width: Int, height: Int, frameRate: Int, bitrate: Int)?, audio: Bool,
-         audioBitrate: Int = 96_000) throws(RecordingError) {
+         audioBitrate: Int = 96_000, threads: Int = 0) throws(RecordingError) {
         self.path = path
         av_log_set_level(AV_LOG_QUIET)
         var created: UnsafeMutablePointer<AVFormatContext>?
@@ -62,6 +63,7 @@ final class MP4Writer {
             if globalHeader { encoder.pointee.flags |= cav_codec_flag_global_header() }
             var options: OpaquePointer?
             av_dict_set(&options, "preset", "veryfast", 0)
+            av_dict_set(&options, "threads", "\(max(0, threads))", 0)
             status = avcodec_open2(encoder, codec, &options)
             av_dict_free(&options)
             guard status >= 0 else { throw WebMWriter.error("opening the H.264 encoder", status) }
