@@ -73,6 +73,7 @@ import Testing
         let returnedAt = Date()
         var workedAfter: Double?
         var attempts = 0
+        var failures: [String] = []
         while workedAfter == nil, Date().timeIntervalSince(returnedAt) < 60 {
             attempts += 1
             let fresh = try trio.createSession(on: 1)
@@ -84,6 +85,7 @@ import Testing
                 workedAfter = Date().timeIntervalSince(returnedAt)
                 client.disconnect()
             } else {
+                failures.append(recorder.lastErrors.first.map { "\($0.code): \($0.message)" } ?? "no answer")
                 usleep(100_000)
             }
         }
@@ -98,7 +100,7 @@ import Testing
         let share = decodedShare(Array(render.seen.dropFirst(Self.fps)))
         print("redis restart: \(awayFrames) frames decoded in \(String(format: "%.1f", awaySeconds)) s while Redis was away; "
               + "a new session worked \(workedAfter.map { String(format: "%.2f", $0) } ?? "never") s after Redis returned "
-              + "(\(attempts) attempt(s)); longest gap \(longest) frames; decoded share \(String(format: "%.3f", share)) of \(render.seen.count)")
+              + "(\(attempts) attempt(s): \(failures.count) refused, first \(failures.first ?? "none")); longest gap \(longest) frames; decoded share \(String(format: "%.3f", share)) of \(render.seen.count)")
         #expect(trio.clusterStatistics(0).claimsRetaken >= 1)  // node 0 took its session's claim back
 
         for session in [publisherSession, subscriberSession] { session.disconnect() }
