@@ -39,6 +39,9 @@ import Testing
         #expect(body["code"] as? Int == 503 && (body["message"] as? String)?.contains("Redis") == true, "\(body)")
         let archive = trio.rest("GET", on: 2, "/v2/project/\(key)/archive/\(UUID().uuidString.lowercased())")
         #expect(archive.status == 503, "\(String(decoding: archive.body, as: UTF8.self))")
+        // An id longer than any archive id is never looked up: the single router's 404, Redis or not.
+        let overlong = trio.rest("GET", on: 2, "/v2/project/\(key)/archive/\(String(repeating: "a", count: 200))")
+        #expect(overlong.status == 404, "\(String(decoding: overlong.body, as: UTF8.self))")
 
         // Redis back: node 1 stores its claim, and the same connect on node 2 is proxied to node 1.
         try trio.redis.restart()
