@@ -55,6 +55,7 @@ public final class RouterService: WebServerHandler, Sendable {
     public func startCluster(url: String, mediaPort: Int?) throws {
         guard let cluster else { return }
         let publicIP = configuration.publicIP ?? configuration.mediaHost
+        cluster.holdArchives(hub.perform { Array(hub.archives.keys) })  // records adopted from disk
         do {
             try cluster.start(url: url, publicIP: publicIP, mediaPort: mediaPort) { [weak hub] in
                 guard let metrics = hub?.metrics() else { return ClusterLoad(sessions: 0, connections: 0, streams: 0) }

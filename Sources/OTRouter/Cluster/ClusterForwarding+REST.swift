@@ -21,6 +21,7 @@ extension ClusterForwarding {
                 return .failure(RESTError(403, "the request carries a cluster forwarding mark that does not verify"))
             }
         }
+        if let archiveId = Self.archiveId(of: request, path: path) { return forwardByArchive(request, archiveId: archiveId) }
         guard let sessionId = Self.sessionId(of: request, path: path), cluster.believedOwner(of: sessionId) != cluster.nodeId else {
             return nil
         }
@@ -29,9 +30,17 @@ extension ClusterForwarding {
             return .failure(RESTError(503, "the cluster's Redis does not answer: \(error.description)"))
         }
         guard let owner, owner.nodeId != cluster.nodeId else { return nil }
+        return relay(request, to: owner, about: "session \(sessionId)", session: sessionId)
+    }
+
+    /// Sends `request` to `owner` (the node holding what it is `about`) with this node's
+    /// mark, and returns its answer verbatim; 503 when the node is not registered or does
+    /// not answer within 5 s. Cost: one HTTP exchange on the calling thread.
+    func relay(_ request: HTTPRequest, to owner: ClusterSessionOwner, about what: String, session sessionId: String?)
+        -> Result<HTTPResponse, RESTError> {
         guard let node = owner.node else {
             counters.withLock { $0.restOwnerUnreachable += 1 }
-            return .failure(RESTError(503, "the node owning session \(sessionId) (\(owner.nodeId)) is not reachable; try again"))
+            return .failure(RESTError(503, "the node holding \(what) (\(owner.nodeId)) is not reachable; try again"))
         }
         var url = node.url
         while url.hasSuffix("/") { url.removeLast() }
@@ -42,21 +51,25 @@ extension ClusterForwarding {
         do throws(WebError) {
             let answer = try HTTPClient.request(request.method, url, headers: headers, body: request.body, timeoutSeconds: 5)
             counters.withLock { $0.restForwarded += 1 }
-            log.log(.debug, "cluster.restForwarded", session: sessionId, ["owner": owner.nodeId, "status": String(answer.status)])
+            log.log(.debug, "cluster.restForwarded", session: sessionId, ["owner": owner.nodeId, "about": what, "status": String(answer.status)])
             var response = HTTPResponse(status: answer.status, contentType: answer.headers["content-type"], body: answer.body)
             if let authenticate = answer.headers["www-authenticate"] { response.headers["WWW-Authenticate"] = authenticate }
             return .success(response)
         } catch {
             counters.withLock { $0.restOwnerUnreachable += 1 }
-            log.log(.warning, "cluster.restOwnerUnreachable", session: sessionId, ["owner": owner.nodeId, "error": error.message])
-            return .failure(RESTError(503, "the node owning session \(sessionId) (\(owner.nodeId)) does not answer: \(error.message)"))
+            log.log(.warning, "cluster.restOwnerUnreachable", session: sessionId, ["owner": owner.nodeId, "about": what, "error": error.message])
+            return .failure(RESTError(503, "the node holding \(what) (\(owner.nodeId)) does not answer: \(error.message)"))
         }
     }
 
     /// The session a `/v2/project/{apiKey}/…` call is about, nil for calls about none (or
-    /// the owner lookup itself): `session/{id}/…`, and `POST archive` by its body's `sessionId`.
+    /// the owner lookup itself): `session/{id}/…`, `POST archive` by its body's `sessionId`,
+    /// and `GET archive?sessionId=…` (one session's archives: its owner's list).
     static func sessionId(of request: HTTPRequest, path: [String]) -> String? {
         if path.count >= 3, path[0] == "session", path[2] != "owner" { return path[1] }
+        if request.method == "GET", path == ["archive"], let id = request.queryValue("sessionId"), !id.isEmpty, id.utf8.count <= 512 {
+            return id
+        }
         if request.method == "POST", path == ["archive"], request.body.count <= 65_536,
            let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
            let id = object["sessionId"] as? String, !id.isEmpty, id.utf8.count <= 512 {

@@ -17,6 +17,10 @@ public struct ClusterKeys: Sendable {
     public var sessions: String { prefix + "sessions" }
     /// String with a TTL (the claim, renewed by the owner's heartbeat): the owner's node id.
     public func owner(_ sessionId: String) -> String { prefix + "session:" + sessionId + ":owner" }
+    /// Hash: archive id → the id of the node holding the archive (its recording, record and
+    /// files). Written when an archive starts, removed when it is deleted; no TTL (archives
+    /// are kept until deleted). Written again by the holder after a Redis restart.
+    public var archives: String { prefix + "archives" }
     /// Pub/sub channel: cluster events (a session created, a node pruned), JSON.
     public var events: String { prefix + "events" }
 }

@@ -12,6 +12,7 @@ extension ClusterNode {
         state.withLock { $0.sessions[record.id] = record }
         queue.sync {
             do throws(RedisError) {
+                try ensureRegistered()
                 try store(record)
                 try claim(record.id)
                 publish(ClusterEvent(kind: "session", from: nodeId, session: record, nodes: nil))
@@ -32,6 +33,7 @@ extension ClusterNode {
     public func sessionSeen(_ sessionId: String) {
         queue.async { [self] in
             do throws(RedisError) {
+                try ensureRegistered()
                 try claim(sessionId)
             } catch {
                 _ = state.withLock { $0.pendingClaims.insert(sessionId) }
@@ -46,6 +48,7 @@ extension ClusterNode {
     public func place(_ sessionId: String) {
         queue.sync {
             do throws(RedisError) {
+                try ensureRegistered()
                 try claim(sessionId)
             } catch {
                 _ = state.withLock { $0.pendingClaims.insert(sessionId) }
@@ -92,6 +95,15 @@ extension ClusterNode {
     }
 
     // MARK: - On the queue
+
+    /// Registers the node now if Redis lost its registration (a failed command since the
+    /// last heartbeat): a session it is about to own must be reachable by the other nodes
+    /// at once, not at the next heartbeat. Its archive entries go back too. Cost: nothing
+    /// when registered; else the registration's round trips.
+    func ensureRegistered() throws(RedisError) {
+        guard state.withLock({ !$0.registered && $0.started }) else { return }
+        if try writeRegistration() { try storeArchives() }
+    }
 
     /// Writes `record` into the sessions hash.
     func store(_ record: ClusterSessionRecord) throws(RedisError) {

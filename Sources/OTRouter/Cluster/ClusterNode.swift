@@ -34,6 +34,11 @@ public final class ClusterNode: Sendable {
         /// Records and claims Redis has not taken yet (it was away).
         var pendingRecords: [String: ClusterSessionRecord] = [:]
         var pendingClaims: Set<String> = []
+        /// Archives this node holds (their id → node entries are in `otkit:archives`).
+        var archives: Set<String> = []
+        /// Archive entries Redis has not taken (or not dropped) yet (it was away).
+        var pendingArchives: Set<String> = []
+        var pendingArchiveRemovals: Set<String> = []
         var statistics = ClusterStatistics()
         var registered = false
         var stopped = false
@@ -98,6 +103,7 @@ public final class ClusterNode: Sendable {
                     Thread.sleep(forTimeInterval: 0.1)
                 }
                 try writeRegistration()
+                try storeArchives()
                 try reloadSessions()
                 return .success(())
             } catch {
@@ -175,6 +181,10 @@ public final class ClusterNode: Sendable {
         }
     }
 
+    /// Counts a client connect refused because its session could not be placed without Redis.
+    /// Cost: the mutex.
+    public func countRefusedWithoutRedis() { state.withLock { $0.statistics.refusedWithoutRedis += 1 } }
+
     /// Every registered node, from Redis. Cost: one round trip on the cluster queue.
     /// - Throws: ``RedisError`` when Redis cannot answer.
     public func nodes() throws(RedisError) -> [ClusterNodeInfo] {
@@ -206,10 +216,13 @@ public final class ClusterNode: Sendable {
         log.log(first ? .warning : .debug, "cluster.redisError", ["node": nodeId, "doing": what, "error": error.description])
     }
 
-    /// The node's registration: `alive` with its TTL, then its description.
-    func writeRegistration() throws(RedisError) {
+    /// The node's registration: `alive` with its TTL, then its description. True when the
+    /// entry was new (first start, or Redis lost it: then what this node wrote before must
+    /// be written again).
+    @discardableResult
+    func writeRegistration() throws(RedisError) -> Bool {
         let (advertised, load, owned) = state.withLock { ($0.advertised, $0.load, $0.owned.count) }
-        guard let advertised else { return }
+        guard let advertised else { return false }
         let now = load?() ?? ClusterLoad(sessions: 0, connections: 0, streams: 0)
         let info = ClusterNodeInfo(id: nodeId, publicIP: advertised.publicIP, url: advertised.url, mediaPort: advertised.mediaPort,
                                    sessions: now.sessions, connections: now.connections, streams: now.streams, ownedSessions: owned,
@@ -226,15 +239,17 @@ public final class ClusterNode: Sendable {
         if !wasRegistered || added.integer == 1 {
             log.log(.info, "cluster.registered", ["node": nodeId, "new": added.integer == 1 ? "true" : "false"])
         }
+        return added.integer == 1
     }
 
     /// One heartbeat: registration, claims, what Redis missed, pruning.
     func heartbeat() {
         if state.withLock({ $0.stopped }) { return }
         do throws(RedisError) {
-            try writeRegistration()
+            if try writeRegistration() { try storeArchives() }  // Redis restarted empty: put our archives back
             try renewClaims()
             try flushPending()
+            try flushPendingArchives()
             let pruned = try connection.command(strings: ["EVAL", ClusterScripts.pruneNodes, "1", keys.nodes, keys.prefix])
             let gone = (pruned.elements ?? []).compactMap(\.text)
             let urls = Self.pairs(try connection.command(strings: ["HGETALL", keys.nodes]))

@@ -19,6 +19,8 @@ public struct ClusterStatistics: Sendable, Equatable {
     public var registrations: UInt64 = 0
     /// Session records received over pub/sub from other nodes.
     public var sessionEvents: UInt64 = 0
+    /// Client connects refused because the session was not placed and Redis did not answer.
+    public var refusedWithoutRedis: UInt64 = 0
     /// Sessions this node owns now (a gauge, not a counter).
     public var ownedSessions = 0
 

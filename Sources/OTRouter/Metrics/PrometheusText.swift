@@ -66,6 +66,8 @@ enum PrometheusText {
                     ("{outcome=\"retaken\"}", String(cluster.claimsRetaken)), ("{outcome=\"dropped\"}", String(cluster.claimsDropped))])
             single("otkit_cluster_nodes_pruned_total", "counter", "Nodes this node removed from the registry (heartbeat lapsed).",
                    cluster.nodesPruned)
+            single("otkit_cluster_refused_without_redis_total", "counter",
+                   "Client connects refused: their session was not placed and Redis did not answer.", cluster.refusedWithoutRedis)
         }
         if let cascade = metrics.cascade {
             metric("otkit_cascade_legs", "gauge", "Media cascade legs open now: egress (a local stream sent to another node), ingress (a stream received from its origin).",

@@ -253,7 +253,9 @@ struct RESTAPI {
             if let refusal = Self.readArchiveOptions(body, into: &archiveRequest) { return failure(refusal) }
             if let error = ComposedArchiveREST.read(body, into: &archiveRequest) { return failure(error) }  // layout, resolution
             switch hub.startArchive(apiKey: apiKey, archiveRequest) {
-            case .success(let archive): return ok(archiveBody(archive, request))
+            case .success(let archive):
+                hub.cluster?.settle()  // its id → node entry is in Redis before the caller can use the id elsewhere
+                return ok(archiveBody(archive, request))
             case .failure(let error): return failure(error)
             }
         }

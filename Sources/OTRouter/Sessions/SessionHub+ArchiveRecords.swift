@@ -8,11 +8,21 @@ extension SessionHub {
     /// `archives` changed (under the lock): queue a write of each record that differs from
     /// `old`, and the removal of the directory of each record that is gone (deleted: its
     /// record must not come back after a restart, nor the files of a failed archive stay).
+    /// In a cluster a new archive's id → node entry is queued for Redis, and a gone one's removal.
     /// Cost: a comparison per archive; the file work happens after the lock is released.
     func archivesChanged(from old: [String: ArchiveRecord]) {
         if old.count > archives.count {
             let store = archiveRecords
-            for id in old.keys where archives[id] == nil { afterUnlock { store.remove(id) } }
+            let cluster = cluster
+            for id in old.keys where archives[id] == nil {
+                afterUnlock {
+                    store.remove(id)
+                    cluster?.archiveRemoved(id)  // its id → node entry leaves Redis
+                }
+            }
+        }
+        if archives.count > old.count, let cluster {  // a new archive: other nodes find it through Redis
+            for id in archives.keys where old[id] == nil { afterUnlock { cluster.archiveStarted(id) } }
         }
         for (id, record) in archives {
             let stored = ArchiveRecordFile(record)

@@ -20,12 +20,14 @@ extension SessionHub {
             log.log(.info, "connection.proxied", session: sessionId, ["owner": owner, "remote": peer.remoteAddress])
             return true
         case nil:
-            // Redis could not place it: serve it here, as a router alone would.
+            // Not placed yet: place it (off the lock), then run the connect again. If Redis
+            // cannot answer, refuse (SessionHub+ClusterRefusal): another node may own it.
             guard !state.placed else { return false }
             peers[peer.id]?.placed = true
             afterUnlock {
                 DispatchQueue.global().async { [self] in
                     cluster.place(sessionId)
+                    if cluster.believedOwner(of: sessionId) == nil { return refuseUnplaced(peer, sessionId: sessionId, requestId: requestId) }
                     received(peer, text: text)
                 }
             }

@@ -39,6 +39,22 @@ final class ClusterTrioRouters: Sendable {
         try kit.makeSession(routers[index], sessionId, recorder)
     }
 
+    /// Node `index`'s cluster counters (Redis errors, heartbeats, claims).
+    func clusterStatistics(_ index: Int) -> ClusterStatistics { routers[index].service.cluster?.statistics ?? ClusterStatistics() }
+
+    /// A session created by `POST /session/create` on node `index` (routed); its id.
+    func createSession(on index: Int) throws -> String {
+        let answer = try HTTPClient.request("POST", routers[index].baseURL + "/session/create",
+                                            headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: kit.project),
+                                                      "Content-Type": "application/x-www-form-urlencoded"],
+                                            body: Array("p2p.preference=disabled".utf8))
+        guard answer.status == 200, let list = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [[String: Any]],
+              let id = list.first?["session_id"] as? String else {
+            throw RouterError("session create on node \(index) answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+        }
+        return id
+    }
+
     /// `POST` (or another method) on node `index`'s REST API with a fresh project JWT.
     func rest(_ method: String, on index: Int, _ path: String, body: String = "", headers: [String: String] = [:]) throws
         -> (status: Int, body: String) {

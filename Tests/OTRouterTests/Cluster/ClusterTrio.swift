@@ -79,6 +79,29 @@ final class ClusterTrio: Sendable {
         }
     }
 
+    /// Connects a client to `sessionId` on node `index` and returns the node's reply to the
+    /// connect (nil if none came within 20 s) and whether the node closed the socket.
+    func connectReply(on index: Int, to sessionId: String) -> (reply: ServerMessage?, closed: Bool) {
+        let peer = FakePeer()
+        services[index].webSocketOpened(peer, path: "/v1/session/\(sessionId)/ws", query: [])
+        guard let token = try? OpenTokToken.generate(sessionID: sessionId, credentials: Fixture.project, role: .publisher, connectionData: nil)
+        else { return (nil, false) }
+        let requestId = requests.add(1, ordering: .relaxed).newValue
+        services[index].webSocketReceived(peer, text: SignalingCodec.encode(.connect(ConnectRequest(apiKey: Fixture.project.apiKey, token: token)),
+                                                                             requestId: requestId))
+        _ = eventually(timeout: 20) { peer.reply(to: requestId) != nil }
+        _ = eventually(timeout: 5) { peer.isClosed }
+        return (peer.reply(to: requestId), peer.isClosed)
+    }
+
+    /// A REST call with a fresh project JWT on node `index` (in process, no socket).
+    func rest(_ method: String, on index: Int, _ path: String, body: String = "") -> HTTPResponse {
+        services[index].handle(HTTPRequest(method: method, path: path,
+                                           headers: ["x-opentok-auth": ProjectJWT.sign(credentials: Fixture.project),
+                                                     "content-type": "application/json"],
+                                           body: Array(body.utf8)))
+    }
+
     /// The owner of `sessionId` in Redis (the claim's value), nil if none.
     func ownerInRedis(_ sessionId: String) throws -> String? {
         try check.command("GET", keys.owner(sessionId)).text
