@@ -513,6 +513,9 @@ extension SessionHub {
         if request.sdp == true {  // a browser: an SDP offer now, its leg once it answers
             return browserSubscribe(request, me: me, session: &session, requestId: requestId, peer: peer)
         }
+        if request.mediaAtProxy == true, let node = (peer as? ForwardedPeer)?.node {  // the proxying node serves the media
+            return landMediaAtProxy(request, subscriberId: subscriberId, node: node, connectionId: me.id, in: &session, reply: reply)
+        }
         guard mediaSocketsHaveRoom else {
             counters.limitRefused(.mediaSockets)
             return fail(1605, "unable to subscribe: the router has \(configuration.limits.mediaSockets) media sockets open, its limit")
