@@ -157,10 +157,15 @@ final class ProxiedMedia: Sendable {
         var leg: WireMediaLeg?
         if let origin {
             let cascade = CascadeControlOrigin.http(origin, secret: secret)
-            // Twice at most: an idle ingress may close (linger) between the two calls.
+            // The leg is tried twice: an idle ingress may close (linger) between the two calls.
             for _ in 0..<2 where leg == nil {
                 do throws(MediaError) {
                     try router.openCascadeIngress(streamId: reply.streamId, node: node, origin: cascade)
+                } catch {
+                    failure = error.message
+                    break
+                }
+                do throws(MediaError) {
                     leg = try router.addSubscriber(subscriberId: reply.subscriberId, streamId: reply.streamId,
                                                    audio: request.subscribeToAudio, video: request.subscribeToVideo,
                                                    transport: request.transport)

@@ -3,7 +3,7 @@ import OTSignaling
 /// The owner's half of "media follows the serving node" (docs/scale.md): a client whose
 /// socket another node proxies here subscribes to a routed stream, and that node asked to
 /// serve the media itself (`SubscribeRequest.mediaAtProxy`, honoured only because the
-/// socket's cluster mark verified: `ForwardedPeer`). The owner records the subscription
+/// socket's cluster mark verified: `PeerState.forwardedBy`). The owner records the subscription
 /// as any other — unsubscribe, force disconnect, the stream or session ending and the
 /// counts all work here — but opens no leg: the reply names the proxying node
 /// (`SubscribedReply.mediaNode`), which opens the leg on its own router under this

@@ -513,7 +513,7 @@ extension SessionHub {
         if request.sdp == true {  // a browser: an SDP offer now, its leg once it answers
             return browserSubscribe(request, me: me, session: &session, requestId: requestId, peer: peer)
         }
-        if request.mediaAtProxy == true, let node = (peer as? ForwardedPeer)?.node {  // the proxying node serves the media
+        if request.mediaAtProxy == true, let node = peers[peer.id]?.forwardedBy {  // the proxying node (mark verified) serves the media
             return landMediaAtProxy(request, subscriberId: subscriberId, node: node, connectionId: me.id, in: &session, reply: reply)
         }
         guard mediaSocketsHaveRoom else {
