@@ -27,6 +27,9 @@ final class SignalingProxy: Sendable {
     let media: ProxiedMedia?
     /// Owner → client messages pass here in order when ``media`` is set (a leg set-up blocks it).
     private let delivery: DispatchQueue?
+    /// Messages waiting on ``delivery``; past four times the queue limit the client is
+    /// closed as a slow consumer (the owner's messages piled up behind a slow set-up).
+    private let waiting = Atomic<Int>(0)
 
     private struct State {
         var pending: [String] = []
@@ -94,13 +97,20 @@ final class SignalingProxy: Sendable {
 
     /// One message from the owner: delivered at once without ``media``; with it, in order
     /// on the delivery queue, after a leg the message asks for is set up (``ProxiedMedia``).
-    /// `failed` runs when the client's queue refused a message (the caller closes it).
+    /// `failed` runs when the client's queue refused a message, or more than four times the
+    /// queue limit wait on the delivery queue (the caller closes the client).
     func fromOwner(_ text: String, failed: @escaping @Sendable () -> Void) {
         guard let media, let delivery else {
             if !deliver(text) { failed() }
             return
         }
+        state.withLock { $0.heardFromOwner = true }  // at once: a close right after must not read as "never answered"
+        guard waiting.add(1, ordering: .relaxed).newValue <= 4 * limit else {
+            waiting.subtract(1, ordering: .relaxed)
+            return failed()
+        }
         delivery.async { [self] in
+            defer { waiting.subtract(1, ordering: .relaxed) }
             switch media.incoming(text) {
             case .pass:
                 if !deliver(text) { failed() }
