@@ -240,6 +240,7 @@ extension SessionHub {
         send(.connected(reply), requestId: requestId, to: state.peer)
         for text in replay { send(text: text, to: state.peer) }  // right after the reply, in order
         state.peer.markAuthenticated()
+        mediaAtProxyLost(connectionId: connectionId, in: &session)
         if wasInterrupted {
             for streamId in connection.streams { broadcast(.streamResumed(streamId: streamId), in: session, except: connectionId) }
         }

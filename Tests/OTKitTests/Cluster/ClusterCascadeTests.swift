@@ -112,6 +112,49 @@ import Testing
         #expect(p.wait { $0.last == "didDisconnect" })
     }
 
+    @Test func aResumedClientHearsItsNodeServedSubscriptionsEnded() throws {
+        try AudioDeviceTestLock.run { try resumedClientBody() }
+    }
+
+    /// A proxied client's socket drops (its relay to node 1 goes silent) and it resumes:
+    /// node 1 let its legs go with the socket, so the owner ends those subscriptions with
+    /// `mediaFailed` (subscriber error 1600); subscribing again brings the frames back.
+    private func resumedClientBody() throws {
+        OTAudioDeviceManager.setAudioDevice(nil)
+        let trio = try ClusterTrioRouters(project: Self.project, cascadeSecrets: [Self.secret, Self.secret, Self.secret])
+        let kit = trio.kit
+        let sessionId = try trio.routers[0].createSession(apiKey: Self.project.apiKey)
+        let p = DelegateRecorder(), s = DelegateRecorder()
+        let publisherSession = try trio.session(on: 0, sessionId, p)
+        try kit.connect(publisherSession, p, token: try kit.token(sessionId, .publisher))
+        let (_, streamId) = try kit.publishPattern(publisherSession, p, width: 160, height: 120, fps: 15)
+        let relay = try TCPRelay(target: "127.0.0.1:\(trio.routers[1].port)")
+        defer { relay.stop() }
+        let settings = OTSessionSettings()
+        settings.routerURL = "http://127.0.0.1:\(relay.port)"
+        settings.heartbeatTimeout = 3
+        let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: s, settings: settings))
+        session.apiQueue = s.queue
+        try kit.connect(session, s, token: try kit.token(sessionId, .subscriber))
+        #expect(s.wait { $0.contains("streamCreated \(streamId)") })
+        let stream = try #require(session.streams[streamId])
+        let (_, first) = try kit.subscribeReadingFrameNumbers(session, s, stream)
+        #expect(s.wait(30) { _ in first.seen.count >= 15 })
+        #expect(untilTrue(20) { trio.routers[1].metrics.cascade?.ingressLegs == 1 })
+
+        relay.setBlackhole(true)
+        #expect(s.wait(30) { $0.contains("didBeginReconnecting") })
+        relay.setBlackhole(false)
+        #expect(s.wait(60) { $0.contains("didReconnect") }, "\(s.calls)")
+        #expect(s.wait(30) { $0.contains("subscriber didFail 1600") }, "\(s.calls)")
+        #expect(untilTrue(30) { trio.routers[0].metrics.subscribers == 0 && trio.routers[1].metrics.cascade?.ingressLegs == 0 })
+
+        let (_, again) = try kit.subscribeReadingFrameNumbers(session, s, stream)
+        #expect(s.wait(30) { _ in again.seen.count >= 15 }, "frames after subscribing again: \(again.seen.count)")
+        for each in [publisherSession, session] { each.disconnect() }
+        #expect(p.wait { $0.last == "didDisconnect" })
+    }
+
     /// An OTKit session through node `index` whose media addresses are noted in `addresses`.
     private static func session(_ trio: ClusterTrioRouters, on index: Int, _ sessionId: String, _ recorder: DelegateRecorder,
                                 _ addresses: AddressLog) throws -> OTSession {
