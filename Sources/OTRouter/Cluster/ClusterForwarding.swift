@@ -17,10 +17,22 @@ final class ClusterForwarding: Sendable {
     private let openQueue = DispatchQueue(label: "otkit.cluster.proxy", attributes: .concurrent)
     private let closeQueue = DispatchQueue(label: "otkit.cluster.proxy.close", attributes: .concurrent)
 
-    init(cluster: ClusterNode, projects: [(apiKey: String, secret: String)], log: RouterLog) {
+    /// The router proxied clients' subscriber legs open on, nil when this node serves no
+    /// media for them (no `MediaRouter`, or no cascade secret: the owner serves it all).
+    let media: MediaRouter?
+    private let cascadeSecret: String
+
+    /// Forwarding for `cluster`; `media` and `cascadeSecret` (the cluster secret of
+    /// `POST /cluster/v1/cascade`) let proxied clients' native subscribers get their
+    /// media on this node, by cascade from the owner (both needed, else the owner serves it).
+    init(cluster: ClusterNode, projects: [(apiKey: String, secret: String)], log: RouterLog, media: MediaRouter? = nil,
+         cascadeSecret: String? = nil) {
         self.cluster = cluster
         marker = ClusterMarker(secret: cluster.configuration.secret, projects: projects)
         self.log = log
+        let secret = cascadeSecret ?? ""
+        self.media = secret.isEmpty ? nil : media
+        self.cascadeSecret = secret
     }
 
     /// What forwarding has done so far. Cost: the mutex.
@@ -36,8 +48,14 @@ final class ClusterForwarding: Sendable {
     /// the owner's URL and opens a socket there, off the caller's thread. Messages the
     /// client sends meanwhile wait in the proxy's queue.
     func proxy(_ client: any WebSocketPeer, sessionId: String, owner: String, connectText: String, connectRequestId: Int) {
+        let served = media.map { router in
+            ProxiedMedia(router: router, node: cluster.nodeId, secret: cascadeSecret) { [weak self] success in
+                self?.counters.withLock { success ? ($0.cascadedSubscribers += 1) : ($0.cascadeFailures += 1) }
+                if !success { self?.log.log(.warning, "cluster.cascadeFailed", session: sessionId, ["remote": client.remoteAddress]) }
+            }
+        }
         let proxy = SignalingProxy(client: client, sessionId: sessionId, limit: cluster.configuration.proxyQueueMessages,
-                                   connectRequestId: connectRequestId)
+                                   connectRequestId: connectRequestId, media: served)
         proxies.withLock { $0[client.id] = proxy }
         _ = proxy.forward(connectText)
         counters.withLock { $0.proxiedSockets += 1 }
@@ -54,13 +72,17 @@ final class ClusterForwarding: Sendable {
               var url = Self.signalingURL(base: node.url, sessionId: proxy.sessionId) else {
             return fail(proxy, "the node owning session \(proxy.sessionId) (\(found?.nodeId ?? owner)) is not reachable; try again")
         }
+        proxy.media?.setOrigin(node.url)
         let query = marker.socketArguments(via: cluster.nodeId, client: client.remoteAddress, sessionId: proxy.sessionId)
         url += "?" + query.map { "\($0.0)=\(Self.escape($0.1))" }.joined(separator: "&")
         let upstream: WebSocketClient
         do throws(WebError) {
             upstream = try WebSocketClient(url: url, onOpen: {}, onText: { [weak self, weak proxy] text in
                 guard let self, let proxy else { return }
-                if !proxy.deliver(text) { self.end(proxy, code: 1008, reason: "slow consumer") }
+                proxy.fromOwner(text) { [weak self, weak proxy] in
+                    guard let self, let proxy else { return }
+                    self.end(proxy, code: 1008, reason: "slow consumer")
+                }
             }, onClose: { [weak self, weak proxy] failure in
                 guard let self, let proxy else { return }
                 if let failure, !proxy.heardFromOwner {  // the owner never answered the connect: say so to the client
@@ -171,6 +193,12 @@ public struct ClusterForwardingStatistics: Sendable, Equatable {
     public var restOwnerUnreachable: UInt64 = 0
     /// Sockets and REST calls refused for a cluster mark that did not verify.
     public var forgedMarks: UInt64 = 0
+    /// Subscriber legs this node opened for proxied clients (their media by cascade from
+    /// the owner instead of from the owner itself).
+    public var cascadedSubscribers: UInt64 = 0
+    /// Proxied clients' subscribes answered 1604 because this node could not receive the
+    /// stream from the owner (cascade control refused or unreachable, ICE/DTLS failed).
+    public var cascadeFailures: UInt64 = 0
 
     /// All zero.
     public init() {}

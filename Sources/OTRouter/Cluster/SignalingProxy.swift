@@ -5,13 +5,16 @@ import Synchronization
 
 /// One client whose signaling socket reached this node while its session lives at
 /// another node (the owner): its messages go to the owner over a WebSocket of this node's
-/// own, message for message and in order, and the owner's come back the same way. The
-/// owner's replies carry its own media address, so the client's media goes to the owner
-/// directly. Messages wait in a bounded queue (``ClusterConfiguration/proxyQueueMessages``)
+/// own, message for message and in order, and the owner's come back the same way. With
+/// ``media`` (this node cascades: a `MediaRouter` and a cluster secret), the client's
+/// native subscriptions get their legs on this node (``ProxiedMedia``); its publishers and
+/// browser subscribers keep their media at the owner, whose replies carry its address.
+/// Messages wait in a bounded queue (``ClusterConfiguration/proxyQueueMessages``)
 /// while the owner's socket opens or is slow; past it this client alone is closed (1008).
 ///
 /// Cost: one `WebSocketClient` (its own service thread) per proxied client; one copy of
-/// each message into a queue per direction.
+/// each message into a queue per direction; with ``media``, one serial queue that keeps
+/// the owner's messages in order while a leg is set up.
 final class SignalingProxy: Sendable {
     /// The client's socket on this node.
     let client: any WebSocketPeer
@@ -20,6 +23,13 @@ final class SignalingProxy: Sendable {
     /// The request id of the client's `connect` (a failure to reach the owner answers it).
     let connectRequestId: Int
     private let limit: Int
+    /// The client's media served on this node, nil when the owner serves all of it.
+    let media: ProxiedMedia?
+    /// Owner → client messages pass here in order when ``media`` is set (a leg set-up blocks it).
+    private let delivery: DispatchQueue?
+    /// Messages waiting on ``delivery``; past four times the queue limit the client is
+    /// closed as a slow consumer (the owner's messages piled up behind a slow set-up).
+    private let waiting = Atomic<Int>(0)
 
     private struct State {
         var pending: [String] = []
@@ -30,17 +40,21 @@ final class SignalingProxy: Sendable {
     }
     private let state = Mutex(State())
 
-    init(client: any WebSocketPeer, sessionId: String, limit: Int, connectRequestId: Int) {
+    init(client: any WebSocketPeer, sessionId: String, limit: Int, connectRequestId: Int, media: ProxiedMedia? = nil) {
         self.connectRequestId = connectRequestId
         self.client = client
         self.sessionId = sessionId
         self.limit = limit
+        self.media = media
+        delivery = media == nil ? nil : DispatchQueue(label: "otkit.cluster.proxy.delivery")
     }
 
     /// Passes one client message on to the owner (or keeps it until the owner's socket
-    /// exists). False when the queue is over its limit: the caller closes this client.
+    /// exists), through ``media`` first. False when the queue is over its limit: the
+    /// caller closes this client.
     func forward(_ text: String) -> Bool {
-        state.withLock { state -> Bool in
+        let text = media?.outgoing(text) ?? text
+        return state.withLock { state -> Bool in
             if state.closed { return true }
             if let upstream = state.upstream {
                 guard upstream.queuedMessages < limit else { return false }
@@ -81,13 +95,55 @@ final class SignalingProxy: Sendable {
         return client.send(text)
     }
 
+    /// One message from the owner: delivered at once without ``media``; with it, in order
+    /// on the delivery queue, after a leg the message asks for is set up (``ProxiedMedia``).
+    /// `failed` runs when the client's queue refused a message, or more than four times the
+    /// queue limit wait on the delivery queue (the caller closes the client).
+    func fromOwner(_ text: String, failed: @escaping @Sendable () -> Void) {
+        guard let media, let delivery else {
+            if !deliver(text) { failed() }
+            return
+        }
+        state.withLock { $0.heardFromOwner = true }  // at once: a close right after must not read as "never answered"
+        guard waiting.add(1, ordering: .relaxed).newValue <= 4 * limit else {
+            waiting.subtract(1, ordering: .relaxed)
+            return failed()
+        }
+        delivery.async { [self] in
+            defer { waiting.subtract(1, ordering: .relaxed) }
+            switch media.incoming(text) {
+            case .pass:
+                if !deliver(text) { failed() }
+            case .swallow:
+                break
+            case let .needsLeg(reply, request, requestId):
+                let answer = media.openLeg(reply, for: request, requestId: requestId)
+                if let toOwner = answer.toOwner { _ = forwardAsIs(toOwner) }
+                if !deliver(answer.toClient) { failed() }
+            }
+        }
+    }
+
+    /// Sends this node's own message to the owner (past ``media``). False over the limit.
+    private func forwardAsIs(_ text: String) -> Bool {
+        state.withLock { state -> Bool in
+            if state.closed { return true }
+            if let upstream = state.upstream { return upstream.send(text) }
+            guard state.pending.count < limit else { return false }
+            state.pending.append(text)
+            return true
+        }
+    }
+
     /// Whether the owner has sent anything yet (its answer to `connect` comes first).
     var heardFromOwner: Bool { state.withLock { $0.heardFromOwner } }
 
-    /// Marks the proxy closed and returns the owner's socket to close (off the caller's
-    /// thread: closing joins its service thread), nil if none or already closed.
+    /// Marks the proxy closed, removes the client's legs on this node, and returns the
+    /// owner's socket to close (off the caller's thread: closing joins its service
+    /// thread), nil if none or already closed.
     func shut() -> WebSocketClient? {
-        state.withLock { state -> WebSocketClient? in
+        media?.closeAll()
+        return state.withLock { state -> WebSocketClient? in
             guard !state.closed else { return nil }
             state.closed = true
             state.pending = []

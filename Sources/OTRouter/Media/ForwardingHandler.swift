@@ -673,18 +673,23 @@ final class ForwardingHandler: PipelineHandler, @unchecked Sendable {
     /// pool, counters; empties the queue.
     private func finishFlush(_ leg: SubscriberLeg, sent: Int, now: UInt64) {
         var bytes: UInt64 = 0
+        var audio = 0  // counted for cascade egress legs only
+        let cascade = leg.cascadeEgress
         for (index, buffer) in leg.outgoing.enumerated() {
             if index < sent { bytes += UInt64(buffer.length) }
             let base = buffer.bytes.baseAddress!
             let byte1 = base.load(fromByteOffset: 1, as: UInt8.self)
-            if byte1 < 192 || byte1 > 223, WireBytes.be32(base, 8) == leg.videoSSRC {
+            let rtp = byte1 < 192 || byte1 > 223
+            if rtp, WireBytes.be32(base, 8) == leg.videoSSRC {
                 leg.remember(UnsafeRawBufferPointer(buffer.bytes), sequence: WireBytes.be16(base, 2), now: now)
+            } else if cascade != nil, rtp, index < sent, WireBytes.be32(base, 8) == leg.audioSSRC {
+                audio += 1
             }
             leg.pool.release(buffer)
         }
         GroupCounters.bump(counters.packetsOut, by: UInt64(sent))
         GroupCounters.bump(counters.bytesOut, by: bytes)
-        if let cascade = leg.cascadeEgress { cascade.sent(packets: sent, bytes: bytes) }
+        if let cascade { cascade.sent(packets: sent, bytes: bytes, audio: audio) }
         if sent < leg.outgoing.count { GroupCounters.bump(counters.packetsDropped, by: UInt64(leg.outgoing.count - sent)) }
         leg.outgoing.removeAll(keepingCapacity: true)
     }

@@ -74,6 +74,8 @@ enum PrometheusText {
                    [("{direction=\"egress\"}", String(cascade.egressLegs)), ("{direction=\"ingress\"}", String(cascade.ingressLegs))])
             metric("otkit_cascade_packets_total", "counter", "Packets over media cascade legs, by direction.",
                    [("{direction=\"egress\"}", String(cascade.egressPackets)), ("{direction=\"ingress\"}", String(cascade.ingressPackets))])
+            single("otkit_cascade_egress_audio_packets_total", "counter", "Audio RTP packets the cascade egress legs sent.",
+                   cascade.egressAudioPackets)
             metric("otkit_cascade_bytes_total", "counter", "Bytes (SRTP) over media cascade legs, by direction.",
                    [("{direction=\"egress\"}", String(cascade.egressBytes)), ("{direction=\"ingress\"}", String(cascade.ingressBytes))])
             metric("otkit_cascade_requests_refused_total", "counter", "Cascade control calls refused, by reason.",
@@ -91,6 +93,12 @@ enum PrometheusText {
                    forwarding.restOwnerUnreachable)
             single("otkit_cluster_forged_marks_total", "counter", "Sockets and REST calls refused for a cluster mark that does not verify.",
                    forwarding.forgedMarks)
+            single("otkit_cluster_cascaded_subscribers_total", "counter",
+                   "Subscriber legs opened on this node for proxied clients, fed by a cascade from the session's node.",
+                   forwarding.cascadedSubscribers)
+            single("otkit_cluster_cascade_failures_total", "counter",
+                   "Proxied clients' subscribes answered 1604: the stream could not be cascaded from the session's node.",
+                   forwarding.cascadeFailures)
         }
         metric("otkit_rest_requests_total", "counter", "HTTP requests answered, by status.",
                metrics.restRequests.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", String($0.value)) })

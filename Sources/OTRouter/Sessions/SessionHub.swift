@@ -84,7 +84,8 @@ final class SessionHub: @unchecked Sendable {
         self.configuration = configuration
         self.cluster = cluster
         forwarding = cluster.map { node in
-            ClusterForwarding(cluster: node, projects: configuration.projects.map { ($0.apiKey, $0.apiSecret) }, log: log)
+            ClusterForwarding(cluster: node, projects: configuration.projects.map { ($0.apiKey, $0.apiSecret) }, log: log,
+                              media: media as? MediaRouter, cascadeSecret: configuration.clusterSecret)
         }
         self.media = media
         self.log = log

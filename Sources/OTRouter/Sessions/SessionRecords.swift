@@ -77,6 +77,9 @@ struct SubscriptionRecord {
     /// The router holds a leg for it (its stream is `StreamRecord.routed`); false: the
     /// subscriber receives straight from a relayed publisher.
     var routed = true
+    /// Cluster: the node that serves this subscriber's leg (the one proxying the client's
+    /// socket, `SessionHub+MediaAtProxy`); nil when this router holds the leg.
+    var mediaNode: String? = nil
 }
 
 /// How a session archives, from `POST /session/create`.

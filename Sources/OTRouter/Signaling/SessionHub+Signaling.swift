@@ -240,6 +240,7 @@ extension SessionHub {
         send(.connected(reply), requestId: requestId, to: state.peer)
         for text in replay { send(text: text, to: state.peer) }  // right after the reply, in order
         state.peer.markAuthenticated()
+        mediaAtProxyLost(connectionId: connectionId, in: &session)
         if wasInterrupted {
             for streamId in connection.streams { broadcast(.streamResumed(streamId: streamId), in: session, except: connectionId) }
         }
@@ -512,6 +513,9 @@ extension SessionHub {
         }
         if request.sdp == true {  // a browser: an SDP offer now, its leg once it answers
             return browserSubscribe(request, me: me, session: &session, requestId: requestId, peer: peer)
+        }
+        if request.mediaAtProxy == true, let node = peers[peer.id]?.forwardedBy {  // the proxying node (mark verified) serves the media
+            return landMediaAtProxy(request, subscriberId: subscriberId, node: node, connectionId: me.id, in: &session, reply: reply)
         }
         guard mediaSocketsHaveRoom else {
             counters.limitRefused(.mediaSockets)

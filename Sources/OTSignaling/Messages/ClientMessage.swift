@@ -159,6 +159,13 @@ public struct SubscribeRequest: Codable, Sendable, Equatable {
     /// True: a browser subscriber wants an SDP offer (`SubscribedReply.sdpOffer`), answered
     /// with `subscriberAnswer`. Nil or false: native (`transport`).
     public var sdp: Bool?
+    /// Set only by a router of a cluster that proxies this client's socket to the
+    /// session's owner: true means the proxying router serves this subscriber's media
+    /// itself (the stream arrives there by cascade), so the owner records the subscription
+    /// and opens no leg (`SubscribedReply.mediaNode`). The owner honours it only on a
+    /// socket whose cluster mark verified; the proxying router overwrites whatever a
+    /// client put here. Nil: the router that answers opens the leg.
+    public var mediaAtProxy: Bool?
 
     /// A request with every field given.
     public init(streamId: String, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true) {

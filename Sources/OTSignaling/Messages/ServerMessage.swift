@@ -162,13 +162,19 @@ public struct SubscribedReply: Codable, Sendable, Equatable {
     /// The router's SDP offer to a browser subscriber (`SubscribeRequest.sdp`): sendonly
     /// sections, ICE-lite, setup actpass; the browser answers with `subscriberAnswer`.
     public var sdpOffer: String?
+    /// Cluster, owner to proxying router only: the id of the router that opens this
+    /// subscriber's leg (the proxying one, which asked with `SubscribeRequest.mediaAtProxy`);
+    /// `media` is nil. That router fills `media` in with its own leg and removes this
+    /// before the client sees the reply. Nil everywhere else.
+    public var mediaNode: String?
 
     /// A reply with every field given.
-    public init(subscriberId: String, streamId: String, media: WireMediaLeg?, sdpOffer: String? = nil) {
+    public init(subscriberId: String, streamId: String, media: WireMediaLeg?, sdpOffer: String? = nil, mediaNode: String? = nil) {
         self.subscriberId = subscriberId
         self.streamId = streamId
         self.media = media
         self.sdpOffer = sdpOffer
+        self.mediaNode = mediaNode
     }
 }
 

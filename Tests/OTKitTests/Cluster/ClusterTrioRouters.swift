@@ -14,7 +14,9 @@ final class ClusterTrioRouters: Sendable {
     let routers: [Router]
     let kit: SessionTestKit
 
-    init(project: ProjectCredentials, proxyQueueMessages: Int = 256) throws {
+    /// `cascadeSecrets`: each node's cluster secret for media cascades (nil: that node
+    /// serves no media for the clients it proxies; they get it from the owner).
+    init(project: ProjectCredentials, proxyQueueMessages: Int = 256, cascadeSecrets: [String?] = [nil, nil, nil]) throws {
         kit = SessionTestKit(project: project)
         redis = try RedisServer()
         let endpoint = try RedisEndpoint(url: redis.url())
@@ -27,6 +29,7 @@ final class ClusterTrioRouters: Sendable {
             cluster.redisTimeoutMilliseconds = 5000
             cluster.proxyQueueMessages = proxyQueueMessages
             configuration.cluster = cluster
+            configuration.clusterSecret = cascadeSecrets[index]
             made.append(try Router(configuration: configuration))
         }
         routers = made

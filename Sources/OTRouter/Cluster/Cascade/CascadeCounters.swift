@@ -10,6 +10,7 @@ public final class CascadeCounters: Sendable {
     let egressLegs = Atomic<Int>(0)
     let ingressLegs = Atomic<Int>(0)
     let egressPackets = Atomic<UInt64>(0)
+    let egressAudioPackets = Atomic<UInt64>(0)
     let egressBytes = Atomic<UInt64>(0)
     let ingressPackets = Atomic<UInt64>(0)
     let ingressBytes = Atomic<UInt64>(0)
@@ -23,12 +24,14 @@ public final class CascadeCounters: Sendable {
     /// Counters at zero.
     public init() {}
 
-    /// A batch an egress leg sent. Forwarding thread; two relaxed adds.
+    /// A batch an egress leg sent (`audio` of them audio RTP). Forwarding thread; two or
+    /// three relaxed adds.
     @inline(__always)
-    func sent(packets: Int, bytes: UInt64) {
+    func sent(packets: Int, bytes: UInt64, audio: Int) {
         guard packets > 0 else { return }
         egressPackets.add(UInt64(packets), ordering: .relaxed)
         egressBytes.add(bytes, ordering: .relaxed)
+        if audio > 0 { egressAudioPackets.add(UInt64(audio), ordering: .relaxed) }
     }
 
     /// One datagram an ingress leg received and authenticated. Forwarding thread.
@@ -42,6 +45,7 @@ public final class CascadeCounters: Sendable {
     public var snapshot: CascadeStatistics {
         CascadeStatistics(egressLegs: egressLegs.load(ordering: .relaxed), ingressLegs: ingressLegs.load(ordering: .relaxed),
                           egressPackets: egressPackets.load(ordering: .relaxed), egressBytes: egressBytes.load(ordering: .relaxed),
+                          egressAudioPackets: egressAudioPackets.load(ordering: .relaxed),
                           ingressPackets: ingressPackets.load(ordering: .relaxed),
                           ingressBytes: ingressBytes.load(ordering: .relaxed),
                           egressOpened: egressOpened.load(ordering: .relaxed), ingressOpened: ingressOpened.load(ordering: .relaxed),
@@ -61,6 +65,8 @@ public struct CascadeStatistics: Sendable, Equatable {
     public var egressPackets: UInt64
     /// Their bytes (SRTP, as sent).
     public var egressBytes: UInt64
+    /// Of the packets sent, the audio RTP ones (none while the stream is force-muted at the origin).
+    public var egressAudioPackets: UInt64 = 0
     /// Datagrams the ingress legs received and authenticated.
     public var ingressPackets: UInt64
     /// Their bytes (SRTP, as received).
