@@ -116,15 +116,7 @@ final class RecordingPacketQueue: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             return false
         }
-        let index = head
-        let entry = entries[index]
-        pthread_mutex_unlock(mutex)
-        // The slot stays counted while the consumer reads it, so no producer writes it.
-        body(entry, UnsafeRawBufferPointer(start: storage + index * slotSize, count: entry.length))
-        pthread_mutex_lock(mutex)
-        head = (head + 1) % capacity
-        count -= 1
-        pthread_mutex_unlock(mutex)
+        consumeHeadAndUnlock(body)
         return true
     }
 
@@ -138,6 +130,14 @@ final class RecordingPacketQueue: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             return false
         }
+        consumeHeadAndUnlock(body)
+        return true
+    }
+
+    /// Called with the lock held and the queue non-empty: reads the oldest entry outside the
+    /// lock, then frees its slot. The slot stays counted while `body` reads it, so no producer
+    /// writes it meanwhile.
+    private func consumeHeadAndUnlock(_ body: (Entry, UnsafeRawBufferPointer) -> Void) {
         let index = head
         let entry = entries[index]
         pthread_mutex_unlock(mutex)
@@ -146,7 +146,6 @@ final class RecordingPacketQueue: @unchecked Sendable {
         head = (head + 1) % capacity
         count -= 1
         pthread_mutex_unlock(mutex)
-        return true
     }
 
     /// Refuses further pushes and wakes the consumer; entries already queued stay poppable.
