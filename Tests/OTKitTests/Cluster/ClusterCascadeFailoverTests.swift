@@ -65,9 +65,12 @@ import Testing
         #expect(nodes[1].metric(#"otkit_cascade_legs{direction="ingress"}"#) == 1)
         #expect(nodes[0].metric(#"otkit_cascade_legs{direction="egress"}"#) == 1)
 
+        let killed = Date()
         kill(nodes[1].process.processIdentifier, SIGKILL)
         #expect(s.wait(30) { $0.contains("didReconnect") }, "\(s.calls)")
+        let resumed = Date()
         #expect(s.wait(60) { $0.contains("subscriber reconnected") }, "\(s.calls)")
+        print("after SIGKILL: session resumed in \(resumed.timeIntervalSince(killed)) s, subscriber reconnected in \(Date().timeIntervalSince(killed)) s (wall clock, not asserted)")
         // A later window: 15 frames to settle, then ≥ 90 % of the next 60+ stamped frames.
         let restored = render.seen.count
         #expect(s.wait(90) { _ in render.seen.count >= restored + 75 }, "frames: \(restored) → \(render.seen.count)")
