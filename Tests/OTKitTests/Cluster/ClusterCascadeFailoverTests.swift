@@ -11,7 +11,7 @@ import Testing
 /// subscriber whose socket is on n-1, so n-1 serves its leg from a cascade of n-0's
 /// stream. SIGKILL n-1: the client resumes through n-0 or n-2, OTKit subscribes the same
 /// subscriber again by itself (the owner's `mediaFailed` + `resubscribe`), decoding
-/// resumes and n-1 leaves the registry.
+/// resumes and n-1 leaves the registry; a subscriber through n-2 notices nothing.
 @Suite(.serialized) struct ClusterCascadeFailoverTests {
     static let project = ProjectCredentials(apiKey: "7720", apiSecret: "cascade-failover-secret-0123456789abcdef01")
     static let secret = "cluster-cascade-failover-secret-0123456789"
@@ -61,9 +61,15 @@ import Testing
         #expect(s.wait(20) { $0.contains("streamCreated \(streamId)") })
         let render = try kit.subscribeReadingFrameNumbers(subscriberSession, s, try #require(subscriberSession.streams[streamId])).render
         #expect(s.wait(60) { _ in render.seen.count >= 30 }, "frames: \(render.seen.count)")
-        // The leg is n-1's, fed by one cascade from n-0.
-        #expect(nodes[1].metric(#"otkit_cascade_legs{direction="ingress"}"#) == 1)
-        #expect(nodes[0].metric(#"otkit_cascade_legs{direction="egress"}"#) == 1)
+        // Another subscriber, through n-2 (its own cascade), must not notice the kill.
+        let w = DelegateRecorder()
+        let watcherSession = try session(on: 2, w)
+        try kit.connect(watcherSession, w, token: try kit.token(sessionId, .subscriber))
+        #expect(w.wait(20) { $0.contains("streamCreated \(streamId)") })
+        let watcher = try kit.subscribeReadingFrameNumbers(watcherSession, w, try #require(watcherSession.streams[streamId])).render
+        // The leg is n-1's, fed by one cascade from n-0 (and n-2's by another).
+        #expect(untilTrue(20) { nodes[1].metric(#"otkit_cascade_legs{direction="ingress"}"#) == 1
+                                && nodes[0].metric(#"otkit_cascade_legs{direction="egress"}"#) == 2 })
 
         let killed = Date()
         kill(nodes[1].process.processIdentifier, SIGKILL)
@@ -84,10 +90,12 @@ import Testing
         #expect(subscriberSession.resubscribes.restored.load(ordering: .relaxed) == 1
                 && subscriberSession.resubscribes.givenUp.load(ordering: .relaxed) == 0)
         #expect(!p.calls.contains("didBeginReconnecting"), "the publisher was not disturbed")
+        let watched = watcher.seen.count
+        #expect(w.wait(60) { _ in watcher.seen.count >= watched + 30 }, "n-2's subscriber: \(watched) → \(watcher.seen.count)")
+        #expect(!w.calls.contains("didBeginReconnecting") && !w.calls.contains("subscriber disconnected"), "\(w.calls)")
         #expect(untilTrue(30) { registered() == ["n-0", "n-2"] })
         #expect(subscriberSession.sessionConnectionStatus == .connected && publisherSession.sessionConnectionStatus == .connected)
-        publisherSession.disconnect()
-        subscriberSession.disconnect()
+        for each in [publisherSession, subscriberSession, watcherSession] { each.disconnect() }
         #expect(p.wait { $0.last == "didDisconnect" })
     }
 }
