@@ -77,21 +77,26 @@ import Testing
         let resumed = Date()
         #expect(s.wait(60) { $0.contains("subscriber reconnected") }, "\(s.calls)")
         print("after SIGKILL: session resumed in \(resumed.timeIntervalSince(killed)) s, subscriber reconnected in \(Date().timeIntervalSince(killed)) s (wall clock, not asserted)")
-        // A later window: 15 frames to settle, then ≥ 90 % of the next 60+ stamped frames.
+        // A later window: 15 frames to settle, then ≥ 90 % of the next 60+ frames sent.
         let restored = render.seen.count
         #expect(s.wait(90) { _ in render.seen.count >= restored + 75 }, "frames: \(restored) → \(render.seen.count)")
         let window = Array(render.seen.dropFirst(restored + 15))
-        let share = decodedShare(window)
-        print("after SIGKILL: decoded \(Set(window).count) distinct frames, \(share) of those stamped in the window; "
-              + "re-subscribes \(subscriberSession.resubscribes.attempts.load(ordering: .relaxed))")
-        #expect(window.count >= 60 && share >= 0.9, "decoded share \(share) over \(window.count) frames")
+        let decoded = Set(window)
+        let range = (decoded.min() ?? 0)...(decoded.max() ?? 0)
+        // Sent: decoded by either subscriber (a frame the publisher's encoder skipped on a
+        // loaded machine was never sent, and is missing for both alike). n-2's subscriber
+        // kept decoding meanwhile and is past the window too.
+        #expect(w.wait(60) { _ in (watcher.seen.max() ?? 0) > range.upperBound }, "n-2's subscriber stopped at \(watcher.seen.max() ?? 0)")
+        let sent = decoded.union(watcher.seen.filter { range.contains($0) })
+        let share = Double(decoded.count) / Double(max(1, sent.count))
+        print("after SIGKILL: decoded \(decoded.count) of \(sent.count) frames sent in the window (\(share)); of all stamped: "
+              + "\(decodedShare(window)); re-subscribes \(subscriberSession.resubscribes.attempts.load(ordering: .relaxed))")
+        #expect(decoded.count >= 60 && share >= 0.9, "decoded \(decoded.count) of \(sent.count)")
         let subscriberEvents = s.calls.filter { $0.hasPrefix("subscriber ") && !$0.hasPrefix("subscriber video") }
         #expect(subscriberEvents == ["subscriber connected", "subscriber disconnected", "subscriber reconnected"], "\(subscriberEvents)")
         #expect(subscriberSession.resubscribes.restored.load(ordering: .relaxed) == 1
                 && subscriberSession.resubscribes.givenUp.load(ordering: .relaxed) == 0)
         #expect(!p.calls.contains("didBeginReconnecting"), "the publisher was not disturbed")
-        let watched = watcher.seen.count
-        #expect(w.wait(60) { _ in watcher.seen.count >= watched + 30 }, "n-2's subscriber: \(watched) → \(watcher.seen.count)")
         #expect(!w.calls.contains("didBeginReconnecting") && !w.calls.contains("subscriber disconnected"), "\(w.calls)")
         #expect(untilTrue(30) { registered() == ["n-0", "n-2"] })
         #expect(subscriberSession.sessionConnectionStatus == .connected && publisherSession.sessionConnectionStatus == .connected)
