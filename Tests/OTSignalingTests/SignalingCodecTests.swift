@@ -72,6 +72,7 @@ import Testing
         .relayedReceiversRevoked(RelayedReceiversRevoked(streamId: "s1", receiverSSRCs: [1, 0xFFFF_FFFF])),
         .mediaFailed(MediaFailure(streamId: "s1", subscriberId: nil, message: "DTLS handshake failed")),
         .mediaFailed(MediaFailure(streamId: "s1", subscriberId: "u1", message: "DTLS handshake timed out")),
+        .mediaFailed(MediaFailure(streamId: "s1", subscriberId: "u1", message: "its router went away", resubscribe: true)),
         .subscribed(SubscribedReply(subscriberId: "u1", streamId: "s1", media: {
             var leg = WireMediaLeg(host: "192.0.2.1", port: 40_000, profile: "AEAD_AES_128_GCM", clientKey: "a2V5",
                                    routerKey: "c2FsdA==", audioSSRC: 1, videoSSRC: 2)

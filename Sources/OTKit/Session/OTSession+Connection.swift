@@ -208,7 +208,10 @@ extension OTSession {
         }
         reconnectDeadline = nil
         deliver(.didReconnect)
-        for subscriber in subscribers { subscriber.reportReconnected() }
+        for subscriber in subscribers {
+            subscriber.resumedWithoutOwnerLeg()  // a leg another router served stays "disconnected" until made again
+            subscriber.reportReconnected()
+        }
         let replayed = max(0, reply.replayedEvents ?? 0)
         if replayed == 0 { reconcile(with: reply) } else { pendingReconciliation = (reply, replayed) }
         // Those sent once and unconfirmed first (by id: the order they were first sent),

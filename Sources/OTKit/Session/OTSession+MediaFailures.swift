@@ -7,12 +7,19 @@ import OTSignaling
 /// `streamCreated` had come, `publisher(_:streamDestroyed:)` (the router removed the
 /// stream; the others get `streamDestroyed`); a subscriber gets
 /// `subscriber(_:didFailWithError:)` with `OTSubscriberWebRTCError` (1600). Either is
-/// detached (media stopped) as after any failure. Work queue only.
+/// detached (media stopped) as after any failure. A subscriber's failure marked
+/// `resubscribe` (the router that served its leg went away, the stream goes on) is not a
+/// failure: the subscriber subscribes again by itself (`OTSession+Resubscribe.swift`).
+/// Work queue only.
 extension OTSession {
     func mediaFailed(_ failure: MediaFailure) {
         if let subscriberId = failure.subscriberId {
             guard let subscriber = lock.withLock({ state.subscribers.first { $0.subscriberId == subscriberId } }) else {
                 log.add("the router ended subscriber \(subscriberId)'s media leg, which is no longer ours")
+                return
+            }
+            if failure.resubscribe == true {
+                resubscribe(subscriber, reason: failure.message)
                 return
             }
             subscriberFailed(subscriber, OTError(OTSubscriberErrorCode.webRTCError, failure.message), tellRouter: false)

@@ -101,28 +101,37 @@ extension OTSession {
             state.subscribers.append(subscriber)
         }
         subscriber.attach(to: self)
+        let request = makeSubscribeRequest(subscriber)
+        work.async { self.sendSubscribe(subscriber, request) }
+    }
+
+    /// The `subscribe` request for `subscriber` as it is set now. Our ICE credentials and
+    /// certificate fingerprint for the router's edge go with it. A relayed session sends
+    /// them too: the router carries a browser's stream there, and its reply says which
+    /// kind of leg it is (`transport` for an edge leg; the publisher's own leg has none,
+    /// and these credentials then go unused). Cost: fresh ICE credentials.
+    func makeSubscribeRequest(_ subscriber: OTSubscriberKit) -> SubscribeRequest {
         var request = SubscribeRequest(streamId: subscriber.stream.streamId, subscribeToAudio: subscriber.subscribeToAudio,
                                        subscribeToVideo: subscriber.subscribeToVideo)
-        // Our ICE credentials and certificate fingerprint for the router's edge. A relayed
-        // session sends them too: the router carries a browser's stream there, and its reply
-        // says which kind of leg it is (`transport` for an edge leg; the publisher's own leg
-        // has none, and these credentials then go unused).
         request.transport = subscriber.prepareEdgeLeg()
-        let sentRequest = request
-        work.async {
-            let sent = self.channel?.request(.subscribe(sentRequest)) { reply in
-                switch reply {
-                case .subscribed(let subscribed):
-                    if self.subscribeLanded(subscriber, reply: subscribed) { return }
-                    subscriber.subscribed(subscribed, requested: sentRequest, in: self)
-                case .error(let error):
-                    self.subscriberFailed(subscriber, OTError(domain: .subscriber, code: Int32(truncatingIfNeeded: error.code), message: error.message))
-                default:
-                    self.subscriberFailed(subscriber, OTError(OTSubscriberErrorCode.internalError, "unexpected reply to subscribe"))
-                }
-            } ?? false
-            if !sent { self.subscriberFailed(subscriber, OTError(OTSubscriberErrorCode.sessionDisconnected, "the session is not connected")) }
-        }
+        return request
+    }
+
+    /// Sends `request`; its reply sets up the subscriber's leg or fails it (a subscriber
+    /// unsubscribed meanwhile is ended by it, `subscribeLanded`). Work queue.
+    func sendSubscribe(_ subscriber: OTSubscriberKit, _ request: SubscribeRequest) {
+        let sent = channel?.request(.subscribe(request)) { reply in
+            switch reply {
+            case .subscribed(let subscribed):
+                if self.subscribeLanded(subscriber, reply: subscribed) { return }
+                subscriber.subscribed(subscribed, requested: request, in: self)
+            case .error(let error):
+                self.subscriberFailed(subscriber, OTError(domain: .subscriber, code: Int32(truncatingIfNeeded: error.code), message: error.message))
+            default:
+                self.subscriberFailed(subscriber, OTError(OTSubscriberErrorCode.internalError, "unexpected reply to subscribe"))
+            }
+        } ?? false
+        if !sent { subscriberFailed(subscriber, OTError(OTSubscriberErrorCode.sessionDisconnected, "the session is not connected")) }
     }
 
     /// Stops receiving (`unsubscribe:error:`): media stops at once and the router is
@@ -171,6 +180,7 @@ extension OTSession {
 
     /// `tellRouter` false: the router already removed the subscription (`mediaFailed`).
     func subscriberFailed(_ subscriber: OTSubscriberKit, _ error: OTError, tellRouter: Bool = true) {
+        if relegFailed(subscriber, error, tellRouter: tellRouter) { return }  // a re-subscribe: tried again
         lock.withLock { state.subscribers.removeAll { $0 === subscriber } }
         lifecycle.cancelledSubscribes.removeAll { $0 === subscriber }
         subscriber.resolveUnsubscribeWaiters()  // cancelled while pending: nothing is left on the router

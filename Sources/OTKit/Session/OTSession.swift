@@ -53,6 +53,8 @@ public final class OTSession: @unchecked Sendable {
     var connectWaiters: [CheckedContinuation<Void, any Error>] = []
     /// Unpublish/unsubscribe requests and cancelled publishes/subscribes in flight (OTSession+Lifecycle).
     var lifecycle = LifecycleRequests()
+    /// Subscribers that subscribed again by themselves after losing their leg (OTSession+Resubscribe.swift).
+    let resubscribes = ResubscribeCounters()
 
     /// What the session knows, under `lock`.
     struct State {

@@ -77,6 +77,8 @@ public class OTSubscriberKit: @unchecked Sendable {
     private var interrupted = false
     /// Our edge leg's ICE consent is lost (under `lock`).
     private var consentInterrupted = false
+    /// Where a leg lost with a resume stands (OTSubscriberKit+Resubscribe.swift; under `lock`).
+    var relegging = Relegging()
     /// What the router was last told this subscriber wants forwarded (nil: not subscribed).
     private var routerForwarding: (audio: Bool, video: Bool)?
     var subscribeWaiters: [CheckedContinuation<Void, any Error>] = []
@@ -135,6 +137,7 @@ public class OTSubscriberKit: @unchecked Sendable {
         lock.withLock {
             subscriberId = reply.subscriberId
             routerForwarding = (requested.subscribeToAudio, requested.subscribeToVideo)
+            relegging.servedBy = reply.mediaNode
         }
         syncForwarding()  // the app may have changed its mind while the request was out
         syncPreferences()  // preferences set before subscribing
@@ -153,6 +156,7 @@ public class OTSubscriberKit: @unchecked Sendable {
     }
 
     private func connected(as subscriberId: String, in session: OTSession) {
+        if releggedConnected(as: subscriberId, in: session) { return }
         session.log.add("subscribed to \(stream.streamId) as \(subscriberId)")
         session.onApiQueue {
             self.delegate?.subscriberDidConnect(toStream: self)
@@ -330,15 +334,17 @@ public class OTSubscriberKit: @unchecked Sendable {
         session.work.async { self.pathChanged(publisherAway: nil, consentLost: lost) }
     }
 
-    /// The stream counts as disconnected while the publisher is away or our leg has lost
-    /// consent; each change of that is reported once. Work queue.
-    private func pathChanged(publisherAway: Bool?, consentLost: Bool?) {
+    /// The stream counts as disconnected while the publisher is away, our leg has lost
+    /// consent or our leg is being made again (`moving`, after a resume lost it); each
+    /// change of that is reported once. Work queue.
+    func pathChanged(publisherAway: Bool?, consentLost: Bool?, moving: Bool? = nil) {
         guard let session else { return }
         let change = lock.withLock { () -> Bool? in
-            let was = interrupted || consentInterrupted
+            let was = interrupted || consentInterrupted || relegging.moving
             if let publisherAway { interrupted = publisherAway }
             if let consentLost { consentInterrupted = consentLost }
-            let now = interrupted || consentInterrupted
+            if let moving { relegging.moving = moving }
+            let now = interrupted || consentInterrupted || relegging.moving
             return was == now ? nil : now
         }
         guard let change else { return }
@@ -358,12 +364,26 @@ public class OTSubscriberKit: @unchecked Sendable {
         }
     }
 
+    /// Stops media and forgets the subscription (its id, what the router was told, its
+    /// leg's consent), keeping the session, the app's settings and the stream's path
+    /// state: a re-subscribe follows (OTSubscriberKit+Resubscribe.swift). Work queue.
+    func dropLeg() {
+        let pipeline = lock.withLock { () -> SubscriberPipeline? in
+            defer {
+                self.pipeline = nil; subscriberId = nil; routerForwarding = nil; consentInterrupted = false
+                routerPreferences = nil; qualityState = .normal
+            }
+            return self.pipeline
+        }
+        pipeline?.stop()
+    }
+
     /// Stops media and forgets the session.
     func detach() {
         let pipeline = lock.withLock { () -> SubscriberPipeline? in
             defer {
                 self.pipeline = nil; storedSession = nil; subscriberId = nil; routerForwarding = nil; interrupted = false; consentInterrupted = false
-                routerPreferences = nil; qualityState = .normal
+                routerPreferences = nil; qualityState = .normal; relegging = Relegging()
             }
             return self.pipeline
         }

@@ -14,7 +14,7 @@ import Synchronization
 /// on too, so the owner's records stay right. Owner → client (``incoming(_:)``): the
 /// owner's `subscribed` reply naming this node (`mediaNode`) needs a leg
 /// (``openLeg(_:for:requestId:)``: the cascade ingress opened or reused, then the leg under
-/// the owner's subscriber id, then the reply with this leg); `streamDestroyed` and
+/// the owner's subscriber id, then the reply with this leg, still naming this node); `streamDestroyed` and
 /// `disconnected` remove the local legs they end; replies to this node's own requests are
 /// swallowed. ``closeAll()`` removes every local leg (the socket closed, the owner closed
 /// it, the router stops).
@@ -193,8 +193,7 @@ final class ProxiedMedia: Sendable {
         if !kept { router.removeSubscriber(subscriberId: reply.subscriberId) }
         opened(true)
         var answer = reply
-        answer.media = leg
-        answer.mediaNode = nil
+        answer.media = leg  // `mediaNode` stays: the client learns its leg is served here
         return (SignalingCodec.encode(.subscribed(answer), requestId: requestId), nil)
     }
 

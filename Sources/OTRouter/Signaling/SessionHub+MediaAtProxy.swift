@@ -26,9 +26,11 @@ extension SessionHub {
 
     /// A connection resumed: the legs a proxying node served for its subscriptions went
     /// with the socket that node proxied (whichever node it resumed through), so each such
-    /// subscription ends here too and the client hears `mediaFailed` (OTKit: subscriber
-    /// error 1600; subscribe again). Under the lock, after the `connected` reply and its
-    /// replay. Cost: a pass over the connection's subscriptions.
+    /// subscription ends here too and the client hears `mediaFailed` with `resubscribe`
+    /// (OTKit subscribes again by itself, through whichever node its socket is on now, and
+    /// the app sees only `subscriberDidDisconnect`/`subscriberDidReconnect`; a client that
+    /// does not reports subscriber error 1600). Under the lock, after the `connected` reply
+    /// and its replay. Cost: a pass over the connection's subscriptions.
     func mediaAtProxyLost(connectionId: String, in session: inout SessionRecord) {
         guard let connection = session.connections[connectionId] else { return }
         for subscriberId in connection.subscriptions.sorted() {
@@ -36,7 +38,8 @@ extension SessionHub {
                   let record = session.subscriptions.removeValue(forKey: subscriberId) else { continue }
             session.connections[connectionId]!.subscriptions.remove(subscriberId)
             sendEvent(.mediaFailed(MediaFailure(streamId: record.streamId, subscriberId: subscriberId,
-                                                message: "the router that served this subscription's media (\(node)) let it go when the client's socket closed; subscribe again")),
+                                                message: "the router that served this subscription's media (\(node)) let it go when the client's socket closed; subscribe again",
+                                                resubscribe: true)),
                       to: connectionId, in: session)
             log.log(.info, "subscriber.mediaAtProxyLost", session: session.id, connection: connectionId,
                     ["subscriber": subscriberId, "node": node])

@@ -162,10 +162,12 @@ public struct SubscribedReply: Codable, Sendable, Equatable {
     /// The router's SDP offer to a browser subscriber (`SubscribeRequest.sdp`): sendonly
     /// sections, ICE-lite, setup actpass; the browser answers with `subscriberAnswer`.
     public var sdpOffer: String?
-    /// Cluster, owner to proxying router only: the id of the router that opens this
-    /// subscriber's leg (the proxying one, which asked with `SubscribeRequest.mediaAtProxy`);
-    /// `media` is nil. That router fills `media` in with its own leg and removes this
-    /// before the client sees the reply. Nil everywhere else.
+    /// Cluster: the id of the router that serves this subscriber's leg (the proxying one,
+    /// which asked with `SubscribeRequest.mediaAtProxy`). From the owner to that router
+    /// `media` is nil; that router fills `media` in with its own leg and passes the reply
+    /// on with this kept, so the client knows its leg goes with that router's socket (a
+    /// resume then loses it: OTKit holds `subscriberDidReconnect` back until it subscribed
+    /// again). Nil for a leg at the owner.
     public var mediaNode: String?
 
     /// A reply with every field given.
@@ -238,12 +240,18 @@ public struct MediaFailure: Codable, Sendable, Equatable {
     public var subscriberId: String?
     /// Why, in a sentence (no key, no credential).
     public var message: String
+    /// True: the stream goes on and only this subscriber's leg is gone (the router that
+    /// served it went away with the client's old socket); a new `subscribe` gets a new leg.
+    /// OTKit then subscribes again by itself (bounded) instead of failing the subscriber.
+    /// Nil (absent on the wire) for every other failure.
+    public var resubscribe: Bool?
 
     /// A failure with every field given.
-    public init(streamId: String, subscriberId: String?, message: String) {
+    public init(streamId: String, subscriberId: String?, message: String, resubscribe: Bool? = nil) {
         self.streamId = streamId
         self.subscriberId = subscriberId
         self.message = message
+        self.resubscribe = resubscribe
     }
 }
 

@@ -112,13 +112,15 @@ import Testing
         #expect(p.wait { $0.last == "didDisconnect" })
     }
 
-    @Test func aResumedClientHearsItsNodeServedSubscriptionsEnded() throws {
+    @Test func aResumedClientsNodeServedSubscriberSubscribesAgainByItself() throws {
         try AudioDeviceTestLock.run { try resumedClientBody() }
     }
 
     /// A proxied client's socket drops (its relay to node 1 goes silent) and it resumes:
     /// node 1 let its legs go with the socket, so the owner ends those subscriptions with
-    /// `mediaFailed` (subscriber error 1600); subscribing again brings the frames back.
+    /// `mediaFailed` + `resubscribe`; OTKit subscribes the same subscriber again by itself
+    /// and the app sees only `subscriberDidDisconnect` and, once the new leg is up,
+    /// `subscriberDidReconnect` (no failure). Frames come back on the same renderer.
     private func resumedClientBody() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
         let trio = try ClusterTrioRouters(project: Self.project, cascadeSecrets: [Self.secret, Self.secret, Self.secret])
@@ -138,19 +140,24 @@ import Testing
         try kit.connect(session, s, token: try kit.token(sessionId, .subscriber))
         #expect(s.wait { $0.contains("streamCreated \(streamId)") })
         let stream = try #require(session.streams[streamId])
-        let (_, first) = try kit.subscribeReadingFrameNumbers(session, s, stream)
-        #expect(s.wait(30) { _ in first.seen.count >= 15 })
+        let (_, render) = try kit.subscribeReadingFrameNumbers(session, s, stream)
+        #expect(s.wait(30) { _ in render.seen.count >= 15 })
         #expect(untilTrue(20) { trio.routers[1].metrics.cascade?.ingressLegs == 1 })
 
         relay.setBlackhole(true)
         #expect(s.wait(30) { $0.contains("didBeginReconnecting") })
+        let before = render.seen.count
         relay.setBlackhole(false)
         #expect(s.wait(60) { $0.contains("didReconnect") }, "\(s.calls)")
-        #expect(s.wait(30) { $0.contains("subscriber didFail 1600") }, "\(s.calls)")
-        #expect(untilTrue(30) { trio.routers[0].metrics.subscribers == 0 && trio.routers[1].metrics.cascade?.ingressLegs == 0 })
-
-        let (_, again) = try kit.subscribeReadingFrameNumbers(session, s, stream)
-        #expect(s.wait(30) { _ in again.seen.count >= 15 }, "frames after subscribing again: \(again.seen.count)")
+        #expect(s.wait(60) { $0.contains("subscriber reconnected") }, "\(s.calls)")
+        #expect(s.wait(60) { _ in render.seen.count >= before + 30 }, "frames after the resume: \(before) → \(render.seen.count)")
+        let subscriberEvents = s.calls.filter { $0.hasPrefix("subscriber ") && !$0.hasPrefix("subscriber video") }
+        #expect(subscriberEvents == ["subscriber connected", "subscriber disconnected", "subscriber reconnected"], "\(subscriberEvents)")
+        #expect(session.resubscribes.attempts.load(ordering: .relaxed) >= 1 && session.resubscribes.restored.load(ordering: .relaxed) == 1
+                && session.resubscribes.givenUp.load(ordering: .relaxed) == 0)
+        // The owner holds the new subscription only (the old one ended with the leg).
+        #expect(untilTrue(20) { trio.routers[0].metrics.subscribers == 1 },
+                "owner: \(trio.routers[0].metrics.subscribers) subscribers; ingress legs \(trio.routers.map { $0.metrics.cascade?.ingressLegs ?? 0 })")
         for each in [publisherSession, session] { each.disconnect() }
         #expect(p.wait { $0.last == "didDisconnect" })
     }

@@ -10,11 +10,16 @@ final class SpawnedRouter: @unchecked Sendable {
     let nodeId: String
     private let outputPath: String
 
-    init(nodeId: String, redis: String, project: ProjectCredentials, directory: String, drainSeconds: Int = 30) throws {
+    /// `clusterSecret`: the configuration file's (signing and media cascades: its proxied
+    /// clients' native subscribers get their legs here); nil: none (media at the owner).
+    init(nodeId: String, redis: String, project: ProjectCredentials, directory: String, drainSeconds: Int = 30,
+         clusterSecret: String? = nil) throws {
         self.nodeId = nodeId
         outputPath = "\(directory)/\(nodeId).out"
         let config = "\(directory)/\(nodeId).json"
-        try #"{"redis": "\#(redis)", "nodeId": "\#(nodeId)", "clusterDrainSeconds": \#(drainSeconds)}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let secret = clusterSecret.map { #", "clusterSecret": "\#($0)""# } ?? ""
+        try #"{"redis": "\#(redis)", "nodeId": "\#(nodeId)", "clusterDrainSeconds": \#(drainSeconds)\#(secret)}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
         FileManager.default.createFile(atPath: outputPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["router", "--config", config, "--port", "0", "--media-port", "0", "--public-ip", "127.0.0.1"]

@@ -28,6 +28,10 @@ final class ScriptedRouter: @unchecked Sendable {
     var publishMediaFor: (@Sendable (PublishRequest) -> WireMediaLeg?)?
     /// When set, makes the `subscribed` leg from the request.
     var subscribeMediaFor: (@Sendable (SubscribeRequest) -> WireMediaLeg?)?
+    /// The `subscribed` reply's `mediaNode` (a leg another router of a cluster serves).
+    var subscribeMediaNode: String?
+    /// When set, `subscribe` is answered with this error instead.
+    var subscribeError: ErrorReply?
     /// Whether the `connected` reply says the session is relayed.
     var relayed = false
     /// Whether the `connected` reply says the session is end-to-end encrypted.
@@ -90,8 +94,9 @@ final class ScriptedRouter: @unchecked Sendable {
                                                                  videoHeight: request.videoHeight, videoType: request.videoType, creationTime: 1),
                                               media: publishMediaFor?(request) ?? publishMedia, muted: false))
         case .subscribe(let request):
+            if let error = subscribeError { reply = .error(error); break }
             reply = .subscribed(SubscribedReply(subscriberId: "sub-\(request.streamId)", streamId: request.streamId,
-                                                media: subscribeMediaFor?(request) ?? subscribeMedia))
+                                                media: subscribeMediaFor?(request) ?? subscribeMedia, mediaNode: subscribeMediaNode))
         default: reply = .ok
         }
         transport.deliver(SignalingCodec.encode(reply, requestId: requestId))
