@@ -34,12 +34,13 @@ extension OTSession {
 
     private func channelOpened(_ channel: SignalingChannel, resume: Bool, answered: Box<Bool>) {
         let (token, connectionId, secret) = lock.withLock { (state.token ?? "", state.connection?.connectionId, state.resumeSecret) }
-        if !resume { lastEventSeq = 0 }  // a new connection: the router numbers its events afresh for it
+        let rejoin = resume && rejoining  // a fresh connection while reconnecting (OTSession+Rejoin.swift)
+        if !resume || rejoin { lastEventSeq = 0 }  // a new connection: the router numbers its events afresh for it
         let handled = lastEventSeq
         // eventSeq says this client acknowledges events, so the router keeps what it has not
         // acknowledged and, on resume, sends again what followed `handled`.
-        let request = ConnectRequest(apiKey: apiKey, token: token, resumeConnectionId: resume ? connectionId : nil,
-                                     resumeSecret: resume ? secret : nil, eventSeq: handled)
+        let request = ConnectRequest(apiKey: apiKey, token: token, resumeConnectionId: resume && !rejoin ? connectionId : nil,
+                                     resumeSecret: resume && !rejoin ? secret : nil, eventSeq: handled)
         channel.request(.connect(request)) { [weak self] reply in
             answered.value = true
             guard let self else { return }
@@ -51,9 +52,10 @@ extension OTSession {
                 self.noteClusterNodes(connected)
                 self.resumeAttempts = 0
                 self.currentBase = self.attemptBase
-                if resume { self.resumed(connected) } else { self.connected(connected) }
+                if rejoin { self.rejoined(connected) } else if resume { self.resumed(connected) } else { self.connected(connected) }
             case .error(let error):
                 if resume && error.code == Int(OTSessionErrorCode.connectionDropped.rawValue) { return }  // path lost again: onLost retries
+                if resume && !rejoin && error.code == ErrorReply.rejoinCode { return self.rejoin(channel, error.message) }
                 if resume { self.giveUpReconnecting("the router refused to resume: \(error.message) (\(error.code))") }
                 else { self.connectFailed(OTError(sessionCode: error.code, error.message)) }
             default:
@@ -140,7 +142,7 @@ extension OTSession {
         scheduleResumeAttempt(after: 0)
     }
 
-    private func scheduleResumeAttempt(after delay: Double? = nil) {
+    func scheduleResumeAttempt(after delay: Double? = nil) {
         guard let deadline = reconnectDeadline else { return }
         if Date() >= deadline {
             giveUpReconnecting("could not reach the router again within the \(Int(lock.withLock { state.graceSeconds })) s grace period")

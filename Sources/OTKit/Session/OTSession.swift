@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import OTMedia
 import OTSignaling
 
@@ -55,6 +56,11 @@ public final class OTSession: @unchecked Sendable {
     var lifecycle = LifecycleRequests()
     /// Subscribers that subscribed again by themselves after losing their leg (OTSession+Resubscribe.swift).
     let resubscribes = ResubscribeCounters()
+    /// Set while a reconnection connects afresh because the router could not resume the
+    /// connection (its session's node died; OTSession+Rejoin.swift). Work queue only.
+    var rejoining = false
+    /// Reconnections that ended as a fresh connection (OTSession+Rejoin.swift), for tests and logs.
+    let rejoins = Atomic<Int>(0)
 
     /// What the session knows, under `lock`.
     struct State {

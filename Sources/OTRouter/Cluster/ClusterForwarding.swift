@@ -47,7 +47,10 @@ final class ClusterForwarding: Sendable {
     /// Takes `client` over (its token verified here; `connectText` its `connect`): finds
     /// the owner's URL and opens a socket there, off the caller's thread. Messages the
     /// client sends meanwhile wait in the proxy's queue.
-    func proxy(_ client: any WebSocketPeer, sessionId: String, owner: String, connectText: String, connectRequestId: Int) {
+    /// `resuming`: the `connect` resumes a connection (an owner that cannot be reached
+    /// then answers 1022 and is checked for death, ``ownerUnreachable(_:owner:_:)``).
+    func proxy(_ client: any WebSocketPeer, sessionId: String, owner: String, connectText: String, connectRequestId: Int,
+               resuming: Bool = false) {
         let served = media.map { router in
             ProxiedMedia(router: router, node: cluster.nodeId, secret: cascadeSecret) { [weak self] success in
                 self?.counters.withLock { success ? ($0.cascadedSubscribers += 1) : ($0.cascadeFailures += 1) }
@@ -55,7 +58,7 @@ final class ClusterForwarding: Sendable {
             }
         }
         let proxy = SignalingProxy(client: client, sessionId: sessionId, limit: cluster.configuration.proxyQueueMessages,
-                                   connectRequestId: connectRequestId, media: served)
+                                   connectRequestId: connectRequestId, resuming: resuming, media: served)
         proxies.withLock { $0[client.id] = proxy }
         _ = proxy.forward(connectText)
         counters.withLock { $0.proxiedSockets += 1 }
@@ -70,7 +73,8 @@ final class ClusterForwarding: Sendable {
         }
         guard let found, found.nodeId != cluster.nodeId, let node = found.node,
               var url = Self.signalingURL(base: node.url, sessionId: proxy.sessionId) else {
-            return fail(proxy, "the node owning session \(proxy.sessionId) (\(found?.nodeId ?? owner)) is not reachable; try again")
+            return ownerUnreachable(proxy, owner: found?.nodeId,
+                                    "the node owning session \(proxy.sessionId) (\(found?.nodeId ?? owner)) is not reachable; try again")
         }
         proxy.media?.setOrigin(node.url)
         let query = marker.socketArguments(via: cluster.nodeId, client: client.remoteAddress, sessionId: proxy.sessionId)
@@ -86,22 +90,42 @@ final class ClusterForwarding: Sendable {
             }, onClose: { [weak self, weak proxy] failure in
                 guard let self, let proxy else { return }
                 if let failure, !proxy.heardFromOwner {  // the owner never answered the connect: say so to the client
-                    return self.fail(proxy, "cannot reach the node owning session \(proxy.sessionId) (\(found.nodeId)): \(failure)")
+                    return self.ownerUnreachable(proxy, owner: found.nodeId,
+                                                 "cannot reach the node owning session \(proxy.sessionId) (\(found.nodeId)): \(failure)")
                 }
                 if let failure { self.log.log(.warning, "cluster.proxyLost", session: proxy.sessionId, ["owner": found.nodeId, "error": failure]) }
                 self.end(proxy, code: failure == nil ? 1000 : 1011, reason: failure == nil ? "closed by the session's node" : "the session's node is unreachable")
             })
         } catch {
-            return fail(proxy, "cannot reach the node owning session \(proxy.sessionId): \(error.message)")
+            return ownerUnreachable(proxy, owner: found.nodeId, "cannot reach the node owning session \(proxy.sessionId): \(error.message)")
         }
         if !proxy.attach(upstream) { closeQueue.async { upstream.close() } }
         log.log(.debug, "cluster.proxied", session: proxy.sessionId, ["owner": found.nodeId, "remote": client.remoteAddress])
     }
 
+    /// The owner could not be reached for a client coming back (a resume): if it is dead
+    /// (its `alive` key or its claim lapsed), this node takes the session over
+    /// (``ClusterNode/takeOver(_:from:)``), so the client's next try, through any node,
+    /// lands at a live owner; the client hears 1022 and tries again within its grace. A
+    /// new client hears 1010 as before. Bounded by the client's grace and retry interval:
+    /// one Redis round trip per failed resume.
+    private func ownerUnreachable(_ proxy: SignalingProxy, owner: String?, _ message: String) {
+        if proxy.resuming {
+            do throws(RedisError) {
+                let now = try cluster.takeOver(proxy.sessionId, from: owner)
+                log.log(.info, "cluster.ownerUnreachable", session: proxy.sessionId, ["owner": owner ?? "", "ownerNow": now ?? owner ?? ""])
+            } catch {
+                log.log(.warning, "cluster.redisError", session: proxy.sessionId, ["doing": "take over", "error": error.description])
+            }
+        }
+        fail(proxy, message)
+    }
+
     private func fail(_ proxy: SignalingProxy, _ message: String) {
         counters.withLock { $0.proxyFailures += 1 }
         log.log(.warning, "cluster.proxyFailed", session: proxy.sessionId, ["error": message])
-        proxy.client.send(SignalingCodec.encode(.error(ErrorReply(code: 1010, message: message)), requestId: proxy.connectRequestId))
+        let code = proxy.resuming ? 1022 : 1010  // a resumer tries again (the owner may be taken over by then)
+        proxy.client.send(SignalingCodec.encode(.error(ErrorReply(code: code, message: message)), requestId: proxy.connectRequestId))
         end(proxy, code: 1011, reason: "session's node unreachable")
     }
 

@@ -34,6 +34,8 @@ public final class ClusterNode: Sendable {
         /// Records and claims Redis has not taken yet (it was away).
         var pendingRecords: [String: ClusterSessionRecord] = [:]
         var pendingClaims: Set<String> = []
+        /// Sessions taken over from a dead owner (``takeOver(_:from:)``).
+        var takenOver: Set<String> = []
         /// Archives this node holds (their id → node entries are in `otkit:archives`).
         var archives: Set<String> = []
         /// Archive entries Redis has not taken (or not dropped) yet (it was away).

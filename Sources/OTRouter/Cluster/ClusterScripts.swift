@@ -44,4 +44,17 @@ enum ClusterScripts {
         end
         return 0
         """
+
+    /// KEYS: the session's owner key, the dead owner's `alive` key; ARGV: the dead owner's
+    /// id, this node's id, TTL ms. Claims the session for this node when the claim names
+    /// the dead owner and its `alive` key is gone, or names nobody; returns the owner
+    /// afterwards ("" when the named owner is alive: nothing changed).
+    static let takeOver = """
+        local v = redis.call('GET', KEYS[1])
+        if (not v) or (v == ARGV[1] and redis.call('EXISTS', KEYS[2]) == 0) then
+          redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]); return ARGV[2]
+        end
+        if v == ARGV[1] then return '' end
+        return v
+        """
 }

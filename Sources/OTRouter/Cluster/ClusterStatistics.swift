@@ -12,6 +12,9 @@ public struct ClusterStatistics: Sendable, Equatable {
     public var claimsRetaken: UInt64 = 0
     /// Claims found taken by another node at a heartbeat (this node had lapsed).
     public var claimsDropped: UInt64 = 0
+    /// Sessions this node took over from an owner found dead (its `alive` key or its claim
+    /// lapsed) when a client of the session came back through this node.
+    public var claimsTakenOver: UInt64 = 0
     /// Nodes this node removed from the registry because their heartbeat lapsed.
     public var nodesPruned: UInt64 = 0
     /// Times this node wrote its registration after finding it missing (first start and

@@ -22,6 +22,9 @@ final class SignalingProxy: Sendable {
     let sessionId: String
     /// The request id of the client's `connect` (a failure to reach the owner answers it).
     let connectRequestId: Int
+    /// Whether that `connect` resumes a connection (a failure to reach the owner then
+    /// answers 1022, "dropped": the client tries again, through whichever node).
+    let resuming: Bool
     private let limit: Int
     /// The client's media served on this node, nil when the owner serves all of it.
     let media: ProxiedMedia?
@@ -40,8 +43,10 @@ final class SignalingProxy: Sendable {
     }
     private let state = Mutex(State())
 
-    init(client: any WebSocketPeer, sessionId: String, limit: Int, connectRequestId: Int, media: ProxiedMedia? = nil) {
+    init(client: any WebSocketPeer, sessionId: String, limit: Int, connectRequestId: Int, resuming: Bool = false,
+         media: ProxiedMedia? = nil) {
         self.connectRequestId = connectRequestId
+        self.resuming = resuming
         self.client = client
         self.sessionId = sessionId
         self.limit = limit

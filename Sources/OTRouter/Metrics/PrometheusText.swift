@@ -63,7 +63,8 @@ enum PrometheusText {
                    cluster.redisErrors)
             metric("otkit_cluster_claims_total", "counter", "Session claims, by outcome.",
                    [("{outcome=\"won\"}", String(cluster.claimsWon)), ("{outcome=\"lost\"}", String(cluster.claimsLost)),
-                    ("{outcome=\"retaken\"}", String(cluster.claimsRetaken)), ("{outcome=\"dropped\"}", String(cluster.claimsDropped))])
+                    ("{outcome=\"retaken\"}", String(cluster.claimsRetaken)), ("{outcome=\"dropped\"}", String(cluster.claimsDropped)),
+                    ("{outcome=\"takenOver\"}", String(cluster.claimsTakenOver))])
             single("otkit_cluster_nodes_pruned_total", "counter", "Nodes this node removed from the registry (heartbeat lapsed).",
                    cluster.nodesPruned)
             single("otkit_cluster_refused_without_redis_total", "counter",

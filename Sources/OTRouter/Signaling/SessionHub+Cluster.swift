@@ -16,7 +16,8 @@ extension SessionHub {
             return false
         case let owner?:
             peers[peer.id] = nil  // the proxy has it now; the owner keeps its connection
-            afterUnlock { forwarding.proxy(peer, sessionId: sessionId, owner: owner, connectText: text, connectRequestId: requestId) }
+            afterUnlock { forwarding.proxy(peer, sessionId: sessionId, owner: owner, connectText: text, connectRequestId: requestId,
+                                           resuming: request.resumeConnectionId != nil) }
             log.log(.info, "connection.proxied", session: sessionId, ["owner": owner, "remote": peer.remoteAddress])
             return true
         case nil:

@@ -21,7 +21,9 @@ import OTSignaling
 /// OpenTok's do). A force-muted stream stays muted at the SFU until its publisher
 /// announces `hasAudio: true` (the user unmuting, which OpenTok allows) or a moderator
 /// disables mute-all. A resume re-checks the token except its expiry (the resume secret
-/// proves the client) and is followed by the events the client missed (`EventLog`). A
+/// proves the client) and is followed by the events the client missed (`EventLog`); a
+/// resume of a connection lost with a dead owner, in a session this node took over, hears
+/// 1024 (`ErrorReply.rejoinCode`: connect again; docs/scale.md, "Failover"). A
 /// signal whose `id` is at or below the highest id delivered from its connection is a
 /// resend after a resume: answered `ok`, not delivered again.
 extension SessionHub {
@@ -209,6 +211,15 @@ extension SessionHub {
             send(.error(ErrorReply(code: 1010, message: message)), requestId: requestId, to: state.peer)
             close(state.peer, code: 1008, reason: "resume refused")
             peers[state.peer.id] = nil
+        }
+        if session.connections[connectionId] == nil, let cluster, cluster.tookOver(session.id) {
+            // The session's old owner died with this connection: connect afresh (docs/scale.md, "Failover").
+            send(.error(ErrorReply(code: ErrorReply.rejoinCode, message: "session \(session.id) moved to this node after its node failed; connection \(connectionId) is gone: connect again")),
+                 requestId: requestId, to: state.peer)
+            close(state.peer, code: 1000, reason: "rejoin")
+            peers[state.peer.id] = nil
+            log.log(.info, "connection.rejoinAsked", session: session.id, connection: connectionId)
+            return
         }
         guard let connection = session.connections[connectionId],
               Self.constantTimeEqual(Array(connection.resumeSecret.utf8), Array(secret.utf8)) else {

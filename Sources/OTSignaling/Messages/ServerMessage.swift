@@ -262,6 +262,13 @@ public struct ErrorReply: Codable, Sendable, Equatable {
     /// What went wrong.
     public var message: String
 
+    /// The answer to a resume that cannot be honoured because the session's state is gone
+    /// (its owner in a cluster died; another node took the session over): the client
+    /// connects again to the same session with its token, a new connection (OTKit keeps
+    /// the app's view: `sessionDidReconnect`, its publisher publishes again). Not an
+    /// OpenTok number; a client that does not know it treats it as a refused resume.
+    public static let rejoinCode = 1024
+
     /// An error with every field given.
     public init(code: Int, message: String) {
         self.code = code
