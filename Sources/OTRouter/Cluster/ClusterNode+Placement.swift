@@ -14,7 +14,7 @@ extension ClusterNode {
             do throws(RedisError) {
                 try ensureRegistered()
                 try store(record)
-                try claim(record.id)
+                try claim(record.id, created: true)
                 publish(ClusterEvent(kind: "session", from: nodeId, session: record, nodes: nil))
             } catch {
                 state.withLock {
@@ -111,12 +111,25 @@ extension ClusterNode {
         _ = try connection.command([Array("HSET".utf8), Array(keys.sessions.utf8), Array(record.id.utf8), Array(json)])
     }
 
-    /// Claims `sessionId` for this node, or learns its owner.
-    func claim(_ sessionId: String) throws(RedisError) {
+    /// Claims `sessionId` for this node, or learns its owner. A claim won for a session
+    /// some node stored before (its record is known here), not `created` here and not
+    /// waiting to be written back after a Redis outage, is one whose owner's claim lapsed
+    /// (the owner died): it counts as taken over (``tookOver(_:)``).
+    func claim(_ sessionId: String, created: Bool = false) throws(RedisError) {
         let ttl = String(configuration.claimTTLMilliseconds)
         for _ in 0..<3 {
             let set = try connection.command(strings: ["SET", keys.owner(sessionId), nodeId, "NX", "PX", ttl])
             if !set.isNil {
+                let lapsed = state.withLock { state -> Bool in
+                    let lapsed = !created && state.sessions[sessionId] != nil && !state.pendingClaims.contains(sessionId)
+                        && !state.owned.contains(sessionId)
+                    if lapsed {
+                        state.takenOver.insert(sessionId)
+                        state.statistics.claimsTakenOver += 1
+                    }
+                    return lapsed
+                }
+                if lapsed { log.log(.warning, "cluster.takenOver", session: sessionId, ["node": nodeId, "from": "a lapsed claim"]) }
                 state.withLock {
                     $0.owned.insert(sessionId)
                     $0.owners[sessionId] = nil

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import OTRouter
 import OTTestSupport
 import Testing
@@ -23,7 +24,35 @@ import Testing
         #expect(trio.connect(on: 1, to: id) == .servedHere)
         #expect(eventually(timeout: 30) { trio.cluster(1).believedOwner(of: id) == "node-1" })
         #expect(try trio.ownerInRedis(id) == "node-1")
+        #expect(trio.cluster(1).tookOver(id) && trio.cluster(1).statistics.claimsTakenOver == 1)  // its owner's claim lapsed
         print("liveness: pruned \(pruned) node(s); node-1 heartbeats \(trio.cluster(1).statistics.heartbeats)")
+    }
+
+    /// A dead owner's session is taken over in one Redis step: while the owner is alive
+    /// nothing changes; once its `alive` key lapsed (its claim still standing), two nodes
+    /// taking it over at once agree on one new owner, and only that one says it took over.
+    @Test func aDeadOwnersSessionIsTakenOverByExactlyOneNode() throws {
+        let trio = try ClusterTrio(heartbeat: 100, nodeTTL: 600, claimTTL: 20_000)
+        #expect(eventually(timeout: 30) { (try? trio.registeredNodes()) == ["node-0", "node-1", "node-2"] })
+        let id = try trio.createSession(on: 2)
+        #expect(try trio.cluster(0).takeOver(id, from: "node-2") == nil)  // alive: refused
+        #expect(try trio.ownerInRedis(id) == "node-2")
+        trio.cluster(2).stop(deregister: false)  // as a crash would
+        #expect(eventually(timeout: 30) { (try? trio.check.command("EXISTS", trio.keys.alive("node-2"))) == .integer(0) })
+        #expect(try trio.ownerInRedis(id) == "node-2")  // the claim has not lapsed
+        let answers = Mutex<[Int: String?]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let owner = try? trio.cluster(index).takeOver(id, from: "node-2")
+            answers.withLock { $0[index] = owner }
+        }
+        let owners = answers.withLock { $0 }
+        let winner = try #require(try trio.ownerInRedis(id))
+        #expect(["node-0", "node-1"].contains(winner))
+        #expect(owners[0] == .some(winner) && owners[1] == .some(winner), "\(owners)")
+        #expect([0, 1].filter { trio.cluster($0).tookOver(id) } == [winner == "node-0" ? 0 : 1])
+        #expect(trio.cluster(0).statistics.claimsTakenOver + trio.cluster(1).statistics.claimsTakenOver == 1)
+        let loser = winner == "node-0" ? 1 : 0
+        #expect(trio.cluster(loser).believedOwner(of: id) == winner)
     }
 
     @Test func aNodeThatStopsCleanlyLeavesAtOnce() throws {
