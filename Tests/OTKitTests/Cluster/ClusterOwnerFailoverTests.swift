@@ -8,8 +8,8 @@ import Testing
 
 /// Issue 19 point 5 for the session's OWNER: three `otkit router` processes sharing one
 /// Redis; a session owned by n-0, a publisher whose socket is on n-1 and a subscriber whose
-/// socket is on n-2 (both proxied to n-0). SIGKILL n-0: the session's state dies with it.
-/// Both clients try to resume; a node finds n-0 dead and takes the session over; the
+/// socket is on n-2 (both proxied to n-0), and a client directly on n-0. SIGKILL n-0: the session's state dies with it.
+/// All three try to resume; a node finds n-0 dead and takes the session over; the
 /// resume is answered "rejoin" and OTKit connects again as a new connection
 /// (`sessionDidReconnect`), the publisher publishes again (a new stream), the subscriber's
 /// app sees the old stream destroyed and the new one created, subscribes to it, and
@@ -59,6 +59,11 @@ import Testing
         let subscriberSession = try session(on: 2, s)
         try kit.connect(subscriberSession, s, token: try kit.token(sessionId, .subscriber))
         #expect(s.wait(20) { $0.contains("streamCreated \(oldStreamId)") })
+        // A client directly on the owner (its own router dies with the session).
+        let d = DelegateRecorder()
+        let directSession = try session(on: 0, d)
+        try kit.connect(directSession, d, token: try kit.token(sessionId, .subscriber))
+        #expect(d.wait(20) { $0.contains("streamCreated \(oldStreamId)") })
         let before = try kit.subscribeReadingFrameNumbers(subscriberSession, s, try #require(subscriberSession.streams[oldStreamId])).render
         #expect(s.wait(60) { _ in before.seen.count >= 30 }, "frames: \(before.seen.count)")
 
@@ -73,6 +78,7 @@ import Testing
         let newStreamId = try #require(publisher.stream?.streamId)
         #expect(newStreamId != oldStreamId)
         #expect(s.wait(60) { $0.contains("streamDestroyed \(oldStreamId)") && $0.contains("streamCreated \(newStreamId)") }, "\(s.calls)")
+        #expect(d.wait(60) { $0.contains("didReconnect") && $0.contains("streamCreated \(newStreamId)") }, "\(d.calls)")
         let stream = try #require(subscriberSession.streams[newStreamId])
         let after = try kit.subscribeReadingFrameNumbers(subscriberSession, s, stream).render
         print("after SIGKILL of the owner: both sessions reconnected in \(rejoined.timeIntervalSince(killed)) s, "
@@ -90,12 +96,14 @@ import Testing
         #expect(["n-1", "n-2"].contains(newOwner))
         let takeovers = nodes[1...].map { $0.metric(#"otkit_cluster_claims_total{outcome="takenOver"}"#) ?? 0 }
         #expect(takeovers.reduce(0, +) == 1, "\(takeovers)")
-        #expect(publisherSession.rejoins.load(ordering: .relaxed) == 1 && subscriberSession.rejoins.load(ordering: .relaxed) == 1)
+        #expect([publisherSession, subscriberSession, directSession].map { $0.rejoins.load(ordering: .relaxed) } == [1, 1, 1])
+        #expect(!d.calls.contains { $0.hasPrefix("didFail") || $0 == "didDisconnect" }, "\(d.calls)")
         #expect(!p.calls.contains { $0.hasPrefix("didFail") || $0 == "didDisconnect" || $0.hasPrefix("publisher didFail") }, "\(p.calls)")
         #expect(!s.calls.contains { $0.hasPrefix("didFail") || $0 == "didDisconnect" }, "\(s.calls)")
         #expect(subscriberSession.sessionConnectionStatus == .connected && publisherSession.sessionConnectionStatus == .connected)
         publisherSession.disconnect()
         subscriberSession.disconnect()
+        directSession.disconnect()
         #expect(p.wait { $0.last == "didDisconnect" })
     }
 }
