@@ -43,15 +43,17 @@ extension ClusterNode {
     }
 
     /// Places `sessionId` now: claims it unless another node has, and waits for the answer
-    /// (``believedOwner(of:)`` says the result; nil when Redis did not answer, and the
-    /// claim is then retried at a heartbeat). Not from the cluster queue. Cost: one or two round trips.
+    /// (``believedOwner(of:)`` says the result; nil when Redis did not answer). A failed
+    /// placement leaves no claim to retry: its client was refused and places the session
+    /// when it tries again, while a retried claim could take the session from the node
+    /// that created it during the outage (whichever heartbeat reached Redis first).
+    /// Not from the cluster queue. Cost: one or two round trips.
     public func place(_ sessionId: String) {
         queue.sync {
             do throws(RedisError) {
                 try ensureRegistered()
                 try claim(sessionId)
             } catch {
-                _ = state.withLock { $0.pendingClaims.insert(sessionId) }
                 failed(error, doing: "claim session")
             }
         }
