@@ -14,20 +14,26 @@ import Testing
 /// (`sessionDidReconnect`), the publisher publishes again (a new stream), the subscriber's
 /// app sees the old stream destroyed and the new one created, subscribes to it, and
 /// decodes ≥ 90 % of a later window of frames. One owner of the session afterwards.
+/// The same with SIGTERM (a drained owner, 2 s drain): it exits 0 once the drain times out
+/// (its own client stays), releasing its claims; the session goes on elsewhere the same way.
 @Suite(.serialized) struct ClusterOwnerFailoverTests {
     static let project = ProjectCredentials(apiKey: "7721", apiSecret: "owner-failover-secret-0123456789abcdef012")
 
-    @Test func aKilledOwnersSessionContinuesOnAnotherNodeWithItsStreamRepublished() throws {
-        try AudioDeviceTestLock.run { try body() }
+    @Test(arguments: [SIGKILL, SIGTERM])
+    func aKilledOrDrainedOwnersSessionContinuesOnAnotherNodeWithItsStreamRepublished(signal: Int32) throws {
+        try AudioDeviceTestLock.run { try body(signal: signal) }
     }
 
-    private func body() throws {
+    private func body(signal: Int32) throws {
+        let how = signal == SIGKILL ? "SIGKILL" : "SIGTERM"
         OTAudioDeviceManager.setAudioDevice(nil)
         let redis = try RedisServer()
         let check = RedisConnection(endpoint: try RedisEndpoint(url: redis.url()), timeoutMilliseconds: 5000)
         let directory = NSTemporaryDirectory() + "otkit-owner-failover-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let nodes = try (0..<3).map { try SpawnedRouter(nodeId: "n-\($0)", redis: redis.url(), project: Self.project, directory: directory) }
+        let nodes = try (0..<3).map {
+            try SpawnedRouter(nodeId: "n-\($0)", redis: redis.url(), project: Self.project, directory: directory, drainSeconds: 2)
+        }
         func registered() -> [String] { ((try? check.command("HKEYS", "otkit:nodes").elements) ?? []).compactMap(\.text).sorted() }
         try #require(untilTrue(60) { registered() == ["n-0", "n-1", "n-2"] && nodes.allSatisfy { !$0.url.isEmpty } },
                      "\(nodes.map { $0.output.suffix(800) })")
@@ -68,7 +74,7 @@ import Testing
         #expect(s.wait(60) { _ in before.seen.count >= 30 }, "frames: \(before.seen.count)")
 
         let killed = Date()
-        kill(nodes[0].process.processIdentifier, SIGKILL)
+        kill(nodes[0].process.processIdentifier, signal)
         #expect(p.wait(60) { $0.contains("didReconnect") }, "\(p.calls)")
         #expect(s.wait(60) { $0.contains("didReconnect") }, "\(s.calls)")
         let rejoined = Date()
@@ -81,13 +87,13 @@ import Testing
         #expect(d.wait(60) { $0.contains("didReconnect") && $0.contains("streamCreated \(newStreamId)") }, "\(d.calls)")
         let stream = try #require(subscriberSession.streams[newStreamId])
         let after = try kit.subscribeReadingFrameNumbers(subscriberSession, s, stream).render
-        print("after SIGKILL of the owner: both sessions reconnected in \(rejoined.timeIntervalSince(killed)) s, "
+        print("after \(how) of the owner: both sessions reconnected in \(rejoined.timeIntervalSince(killed)) s, "
               + "the new stream decoded after \(Date().timeIntervalSince(killed)) s (wall clock, not asserted)")
         // A later window: 15 frames to settle, then ≥ 90 % of the next 60+ stamped frames.
         #expect(s.wait(90) { _ in after.seen.count >= 75 }, "frames: \(after.seen.count)")
         let window = Array(after.seen.dropFirst(15))
         let share = decodedShare(window)
-        print("after SIGKILL of the owner: decoded \(Set(window).count) distinct frames, share \(share) of those stamped in the window")
+        print("after \(how) of the owner: decoded \(Set(window).count) distinct frames, share \(share) of those stamped in the window")
         #expect(Set(window).count >= 60 && share >= 0.9, "share \(share)")
 
         // One owner afterwards, a live node, which took the session over; n-0 pruned.
@@ -101,6 +107,10 @@ import Testing
         #expect(!p.calls.contains { $0.hasPrefix("didFail") || $0 == "didDisconnect" || $0.hasPrefix("publisher didFail") }, "\(p.calls)")
         #expect(!s.calls.contains { $0.hasPrefix("didFail") || $0 == "didDisconnect" }, "\(s.calls)")
         #expect(subscriberSession.sessionConnectionStatus == .connected && publisherSession.sessionConnectionStatus == .connected)
+        if signal == SIGTERM {
+            #expect(untilTrue(30) { !nodes[0].process.isRunning })
+            #expect(!nodes[0].process.isRunning && nodes[0].process.terminationStatus == 0, "\(nodes[0].output.suffix(800))")
+        }
         publisherSession.disconnect()
         subscriberSession.disconnect()
         directSession.disconnect()
