@@ -39,6 +39,8 @@ struct PublisherPipelineComparison {
     /// Frames in the window (~0.7 s of CPU per side: a shorter window left the ratio to
     /// the machine's noise).
     static let measured = 600
+    /// Packet buffers the pipeline makes up front (see `runOTKit`).
+    static let packetBuffers = 256
     /// The bandwidth estimate the pipeline is pinned at, bits/s (see `runOTKit`).
     static let pinnedEstimate = 40_000_000
 
@@ -58,6 +60,8 @@ struct PublisherPipelineComparison {
         /// Readings before the pipeline was created and after it stopped.
         var lifeStart: PipelineReading
         var lifeEnd: PipelineReading
+        /// Packet buffers the pipeline's pool made beyond `packetBuffers` (0: it never grew).
+        var buffersGrown: Int
     }
 
     /// Runs the OTKit publisher over `total` frames; the window is [warmUp, total).
@@ -75,6 +79,12 @@ struct PublisherPipelineComparison {
         configuration.bandwidthEstimation.initialBitrate = Self.pinnedEstimate
         configuration.bandwidthEstimation.minBitrate = Self.pinnedEstimate
         configuration.bandwidthEstimation.maxBitrate = Self.pinnedEstimate
+        // The unpaced source runs ~20 × real time, so when the loaded machine holds the
+        // transport thread off for 100 ms the capture thread has made ~140 packets where a
+        // camera makes 6: the default 96 buffers then grew by up to 61 inside the window
+        // (122 allocations on the capture thread, 0.097 "added" per packet). Made up front
+        // instead, as the configuration says for such sources (growth is logged per run).
+        configuration.packetBufferCount = Self.packetBuffers
         let lifeStart = PipelineReading.now(sink: sink)
         let pipeline = try PublisherPipeline(configuration: configuration, videoSource: source, audioSource: nil)
         probe.counters = pipeline.videoCounters
@@ -86,11 +96,12 @@ struct PublisherPipelineComparison {
         }
         pipeline.stop()
         let lifeEnd = PipelineReading.now(sink: sink)
+        let grown = pipeline.packetBuffersCreated - Self.packetBuffers
         if let error = pipeline.errorsSeen.first { throw ScenarioError("\(label): the publisher failed: \(error)") }
         guard finished, let start = probe.start, let end = probe.end else {
             throw ScenarioError("\(label): the publisher did not send \(total) frames within 60 s")
         }
-        return Run(windowStart: start, windowEnd: end, lifeStart: lifeStart, lifeEnd: lifeEnd)
+        return Run(windowStart: start, windowEnd: end, lifeStart: lifeStart, lifeEnd: lifeEnd, buffersGrown: grown)
     }
 
     /// One bare run: (CPU ns over the window, bytes over the window, allocations over it).
@@ -205,7 +216,7 @@ struct PublisherPipelineComparison {
                 + "\(TableReport.format(pMs)) ms/frame (ratio \(TableReport.format(oMs / pMs))), bare encode "
                 + "\(TableReport.format(bMs)) ms/frame; OTKit's capture thread \(TableReport.format(cMs)), other threads "
                 + "\(TableReport.format(oMs - cMs)) ms/frame; \(packets) RTP + \(rtcp) RTCP packets, \(allocations) allocations "
-                + "(\(captureThread) on the capture thread), bare encode \(b.allocations); OTKit sent \(o.windowEnd.bytes - o.windowStart.bytes) "
+                + "(\(captureThread) on the capture thread, pool grown by \(o.buffersGrown)), bare encode \(b.allocations); OTKit sent \(o.windowEnd.bytes - o.windowStart.bytes) "
                 + "bytes, the bare publisher \(p.packets) RTP packets, \(p.bytes) bytes")
         }
         log("  \(label): OTKit \(summary(otkitMs)), bare publisher \(summary(barePublisherMs)), bare encode \(summary(bareMs))")
