@@ -173,8 +173,8 @@ struct PublisherPipelineComparison {
             var bare: (cpu: UInt64, bytes: Int, allocations: UInt64)?
             var barePublisher: (cpu: UInt64, bytes: Int, packets: UInt64)?
             // OTKit and the bare publisher back to back (a pair), the first of them flipping
-            // every round; the bare encode (info only) before the pair in two rounds of four,
-            // after it in the other two, so no side always runs first or last.
+            // every round; the bare encode (info only) in every other round, before the pair
+            // or after it in turn, so no side always runs first or last.
             for side in Self.order(round: run) {
                 switch side {
                 case .otkit: otkit = try runOTKit(frames: frames, total: total, warmUp: Self.warmUp, sink: sink)
@@ -183,11 +183,12 @@ struct PublisherPipelineComparison {
                 case .bareEncode: bare = try runBare(frames: frames, total: total, warmUp: Self.warmUp, sink: sink)
                 }
             }
-            let o = otkit!, b = bare!, p = barePublisher!
+            let o = otkit!, p = barePublisher!
             let oMs = Double(o.windowStart.cpu(until: o.windowEnd)) / 1e6 / Double(Self.measured)
-            let bMs = Double(b.cpu) / 1e6 / Double(Self.measured)
+            let bMs = bare.map { Double($0.cpu) / 1e6 / Double(Self.measured) }
             let pMs = Double(p.cpu) / 1e6 / Double(Self.measured)
-            otkitMs.append(oMs); bareMs.append(bMs); barePublisherMs.append(pMs)
+            otkitMs.append(oMs); barePublisherMs.append(pMs)
+            if let bMs { bareMs.append(bMs) }
             pairedRatios.append(oMs / pMs)
             // Where OTKit's CPU goes: the capture thread (encode, packetize, hand-over) and
             // everything else (the transport thread's pacing, SRTP, sends and their
@@ -214,9 +215,9 @@ struct PublisherPipelineComparison {
             barePublisherKbps.append(Double(p.bytes) * 8 / seconds / 1000)
             log("  \(label) run \(run + 1)/\(runs): OTKit \(TableReport.format(oMs)) ms/frame, bare publisher "
                 + "\(TableReport.format(pMs)) ms/frame (ratio \(TableReport.format(oMs / pMs))), bare encode "
-                + "\(TableReport.format(bMs)) ms/frame; OTKit's capture thread \(TableReport.format(cMs)), other threads "
+                + "\(bMs.map { TableReport.format($0) } ?? "(not run)") ms/frame; OTKit's capture thread \(TableReport.format(cMs)), other threads "
                 + "\(TableReport.format(oMs - cMs)) ms/frame; \(packets) RTP + \(rtcp) RTCP packets, \(allocations) allocations "
-                + "(\(captureThread) on the capture thread, pool grown by \(o.buffersGrown)), bare encode \(b.allocations); OTKit sent \(o.windowEnd.bytes - o.windowStart.bytes) "
+                + "(\(captureThread) on the capture thread, pool grown by \(o.buffersGrown)), bare encode \(bare.map { "\($0.allocations)" } ?? "-"); OTKit sent \(o.windowEnd.bytes - o.windowStart.bytes) "
                 + "bytes, the bare publisher \(p.packets) RTP packets, \(p.bytes) bytes")
         }
         log("  \(label): OTKit \(summary(otkitMs)), bare publisher \(summary(barePublisherMs)), bare encode \(summary(bareMs))")
@@ -266,9 +267,11 @@ struct PublisherPipelineComparison {
     enum Side { case otkit, barePublisher, bareEncode }
 
     /// The order of round `round`: OTKit and the bare publisher adjacent, the first of them
-    /// flipping every round; the bare encode before the pair in rounds 2 and 3 of every four.
+    /// flipping every round; the bare encode (an info row) only in even rounds, after the
+    /// pair in rounds 0, 4, 8, … and before it in rounds 2, 6, 10, ….
     static func order(round: Int) -> [Side] {
         let pair: [Side] = round % 2 == 0 ? [.otkit, .barePublisher] : [.barePublisher, .otkit]
+        guard round % 2 == 0 else { return pair }
         return (round / 2) % 2 == 0 ? pair + [.bareEncode] : [.bareEncode] + pair
     }
 
