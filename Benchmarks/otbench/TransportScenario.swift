@@ -8,7 +8,8 @@ import OTMedia
 ///   ≤ 1.05) and allocations per packet (goal: OTKit adds none).
 /// - Publisher pipeline (`PublisherPipelineComparison`): CPU per frame at 640x480 30 fps
 ///   500 kbps against a bare C publisher doing the same job with the same frames
-///   (`CBarePublisher`: libvpx → RTP → libsrtp2 → sendmmsg; goal ≤ 1.05), and
+///   (`CBarePublisher`: libvpx → OTKit's RTP packets → libsrtp2 → UDP GSO sendmmsg; goal ≤ 1.05,
+///   median of paired ratios), and
 ///   allocations per packet in steady state beyond libsrtp2's own (goal 0).
 /// - The same pipeline against GStreamer doing the same job (`GStreamerComparison`, goal
 ///   ratio < 1.0; skipped with a message when GStreamer is missing).
