@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <pthread.h>
 #include <srtp2/srtp.h>
 #include <stdlib.h>
@@ -11,12 +12,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+
 enum {
     MAX_PAYLOAD = 1200,        // descriptor + VP8 data, as OTKit's VP8Packetizer
-    HEADER = 12,               // RTP fixed header, no CSRC, no extension
+    HEADER = 12 + 8,           // RTP fixed header + the transport-wide sequence extension
+    EXTENSION_ID = 3,          // OTKit's RTPExtensionID.transportWideSequence
     DESCRIPTOR = 4,            // X=1, I=1 with M=1: a 15-bit picture ID
     SLOT = HEADER + MAX_PAYLOAD + 16 + 16,  // room for the GCM tag
     MAX_PACKETS = 512,         // a 600 KB keyframe at most
+    MAX_SEGMENTS = 64,         // UDP GSO: datagrams per message (OTKit's UDPMessageBatch)
+    MAX_SEGMENTED_BYTES = 60000,  // UDP GSO: bytes per message (the same)
 };
 
 struct bare_publisher {
@@ -26,6 +34,7 @@ struct bare_publisher {
     struct sockaddr_in destination;
     uint32_t ssrc;
     uint16_t sequence;
+    uint16_t transport_sequence;
     uint16_t picture_id;
     uint32_t timestamp;
     int count;
@@ -33,6 +42,8 @@ struct bare_publisher {
     uint64_t packets;
     struct mmsghdr messages[MAX_PACKETS];
     struct iovec vectors[MAX_PACKETS];
+    // One UDP_SEGMENT control message per sendmmsg message.
+    union { char bytes[CMSG_SPACE(sizeof(uint16_t))]; struct cmsghdr align; } controls[MAX_PACKETS];
     uint8_t slots[MAX_PACKETS][SLOT];
 };
 
@@ -77,8 +88,6 @@ bare_publisher *bare_publisher_create(bare_vp8 *encoder, const uint8_t *key, uin
     p->destination.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     for (int i = 0; i < MAX_PACKETS; i++) {
         p->vectors[i].iov_base = p->slots[i];
-        p->messages[i].msg_hdr.msg_iov = &p->vectors[i];
-        p->messages[i].msg_hdr.msg_iovlen = 1;
         p->messages[i].msg_hdr.msg_name = &p->destination;
         p->messages[i].msg_hdr.msg_namelen = sizeof p->destination;
     }
@@ -89,15 +98,21 @@ bare_publisher *bare_publisher_create(bare_vp8 *encoder, const uint8_t *key, uin
 static void packetize(void *context, const uint8_t *data, size_t length, int keyframe) {
     (void)keyframe;
     bare_publisher *p = context;
+    // As OTKit's VP8Packetizer: n = ceil(L / room) fragments of L / n bytes, the first
+    // L mod n of them one byte longer (a run of equal sizes ending in a shorter one).
     size_t room = MAX_PAYLOAD - DESCRIPTOR;
+    size_t fragments = (length + room - 1) / room;
+    if (fragments == 0) return;
+    size_t base = length / fragments, longer = length % fragments;
     size_t offset = 0;
-    int first = 1;
-    while (offset < length && !p->failed) {
+    for (size_t index = 0; index < fragments && !p->failed; index++) {
         if (p->count == MAX_PACKETS) { p->failed = 1; last_error = "frame too large"; return; }
-        size_t chunk = length - offset < room ? length - offset : room;
-        int last = offset + chunk == length;
+        size_t chunk = base + (index < longer ? 1 : 0);
+        int first = index == 0;
+        int last = index + 1 == fragments;
         uint8_t *packet = p->slots[p->count];
-        packet[0] = 0x80;
+        packet[0] = 0x90;  // V=2, X=1: the transport-wide sequence extension, as OTKit's
+
         packet[1] = (uint8_t)((last ? 0x80 : 0) | 96);
         packet[2] = (uint8_t)(p->sequence >> 8);
         packet[3] = (uint8_t)p->sequence;
@@ -109,6 +124,15 @@ static void packetize(void *context, const uint8_t *data, size_t length, int key
         packet[9] = (uint8_t)(p->ssrc >> 16);
         packet[10] = (uint8_t)(p->ssrc >> 8);
         packet[11] = (uint8_t)p->ssrc;
+        // RFC 8285 one-byte header: 0xBEDE, one word; ID 3, two bytes, one byte of padding.
+        packet[12] = 0xBE;
+        packet[13] = 0xDE;
+        packet[14] = 0;
+        packet[15] = 1;
+        packet[16] = (uint8_t)(EXTENSION_ID << 4 | 1);
+        packet[17] = (uint8_t)(p->transport_sequence >> 8);
+        packet[18] = (uint8_t)p->transport_sequence;
+        packet[19] = 0;
         uint8_t *descriptor = packet + HEADER;
         descriptor[0] = (uint8_t)(0x80 | (first ? 0x10 : 0));  // X, S on the first
         descriptor[1] = 0x80;                                   // I
@@ -124,8 +148,8 @@ static void packetize(void *context, const uint8_t *data, size_t length, int key
         p->vectors[p->count].iov_len = (size_t)size;
         p->count++;
         p->sequence++;
+        p->transport_sequence++;
         offset += chunk;
-        first = 0;
     }
     p->picture_id = (uint16_t)((p->picture_id + 1) & 0x7fff);
 }
@@ -143,10 +167,44 @@ long bare_publisher_send_frame(bare_publisher *p, const uint8_t *y, const uint8_
     if (p->failed) return -1;
     long bytes = 0;
     for (int i = 0; i < p->count; i++) bytes += (long)p->vectors[i].iov_len;
+    // As OTKit's UDPSocket.sendSegmented: each run of equal sizes (ending in a shorter
+    // one; at most MAX_SEGMENTS datagrams and MAX_SEGMENTED_BYTES bytes) is one message
+    // with a UDP_SEGMENT control message, and all of a frame's messages go in one sendmmsg.
+    int messages = 0;
+    for (int first = 0; first < p->count; messages++) {
+        size_t size = p->vectors[first].iov_len;
+        int most = p->count - first;
+        if (most > MAX_SEGMENTS) most = MAX_SEGMENTS;
+        if ((size_t)most > MAX_SEGMENTED_BYTES / size) most = (int)(MAX_SEGMENTED_BYTES / size);
+        int run = 1;
+        while (run < most) {
+            size_t next = p->vectors[first + run].iov_len;
+            if (next > size) break;
+            run++;
+            if (next < size) break;
+        }
+        struct msghdr *header = &p->messages[messages].msg_hdr;
+        header->msg_iov = &p->vectors[first];
+        header->msg_iovlen = (size_t)run;
+        if (run > 1) {
+            header->msg_control = p->controls[messages].bytes;
+            header->msg_controllen = sizeof p->controls[messages].bytes;
+            struct cmsghdr *control = CMSG_FIRSTHDR(header);
+            control->cmsg_level = SOL_UDP;
+            control->cmsg_type = UDP_SEGMENT;
+            control->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            uint16_t segment = (uint16_t)size;
+            memcpy(CMSG_DATA(control), &segment, sizeof segment);
+        } else {
+            header->msg_control = NULL;
+            header->msg_controllen = 0;
+        }
+        first += run;
+    }
     int sent = 0;
-    while (sent < p->count) {
-        int n = sendmmsg(p->fd, p->messages + sent, (unsigned)(p->count - sent), 0);
-        if (n <= 0) { last_error = "sendmmsg failed"; return -1; }
+    while (sent < messages) {
+        int n = sendmmsg(p->fd, p->messages + sent, (unsigned)(messages - sent), 0);
+        if (n <= 0) { last_error = "sendmmsg (UDP GSO) failed"; return -1; }
         sent += n;
     }
     p->packets += (uint64_t)p->count;

@@ -1,11 +1,14 @@
 // The bare C publisher otbench measures OTKit's PublisherPipeline against: what a
 // hand-written C program does to send a camera's VP8 over SRTP, and nothing else. Per
 // frame: libvpx encodes (CBareCodec's settings), each compressed frame is cut into
-// RTP packets (12-byte header, RFC 7741 descriptor with a 15-bit picture ID, payload at
-// most 1200 bytes like OTKit's packetizer), each packet is protected in place with
-// libsrtp2 (AEAD_AES_128_GCM), and the frame's packets leave in one sendmmsg to a UDP
-// address on 127.0.0.1. One thread, no queue, no pacing, no RTCP, no allocation per
-// frame.
+// RTP packets exactly as OTKit's packetizer cuts it (12-byte header plus OTKit's 8-byte
+// transport-wide sequence extension, RFC 7741 descriptor with a 15-bit picture ID,
+// payloads of at most 1200 bytes in equal fragments, the longer ones first), each packet
+// is protected in place with libsrtp2 (AEAD_AES_128_GCM), and the frame's packets leave
+// in one sendmmsg to a UDP address on 127.0.0.1, each run of equal sizes as one UDP GSO
+// message (UDP_SEGMENT), as OTKit's UDPSocket.sendSegmented sends them. So the packets,
+// their bytes and the system calls are OTKit's. One thread, no queue, no pacing, no
+// RTCP, no allocation per frame.
 #ifndef CBAREPUBLISHER_H
 #define CBAREPUBLISHER_H
 

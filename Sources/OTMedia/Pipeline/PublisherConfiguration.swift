@@ -31,6 +31,14 @@ public struct PublisherConfiguration: Sendable {
     public var endToEndEncryption: SFrameKeySlot?
     /// Largest RTP payload (VP8 descriptor included), bytes.
     public var maximumPayloadSize = VP8Packetizer.defaultMaxPayloadSize
+    /// Packet buffers (1.6 KB each) made when the pipeline is created: room for one
+    /// keyframe's packets in flight plus the feedback thread's (96 by default, ~150 KB).
+    /// While every buffer is in flight the pool grows, up to 1,200, by allocating on the
+    /// capture thread (2 allocations a buffer, once: grown buffers stay). Raise it when the
+    /// source can run far ahead of the transport thread (an unpaced file or benchmark
+    /// source on a loaded machine), so the hot path does not allocate then either. Cost:
+    /// 1.6 KB of memory per buffer, made at creation. Clamped to 1...1,200.
+    public var packetBufferCount = 96
     /// The RTCP CNAME (RFC 3550 6.5.1) shared by this publisher's streams.
     public var cname = "otkit-publisher"
     /// The congestion controller's bounds: the estimate starts at `initialBitrate`, stays

@@ -64,6 +64,12 @@ public final class PublisherPipeline: Sendable {
     let videoFramesPushedBackCount = Atomic<UInt64>(0)
     let videoFramesSuspendedCount = Atomic<UInt64>(0)
     let pool: PacketBufferPool
+    /// The most packet buffers the pipeline's pool grows to.
+    static let maximumPacketBuffers = 1200
+    /// Packet buffers the pool has made so far: `PublisherConfiguration.packetBufferCount`
+    /// at creation, more if every buffer was in flight at once (each made on the capture
+    /// thread, two allocations). Cost: one uncontended lock.
+    public var packetBuffersCreated: Int { pool.createdCount }
     /// Relayed receivers (their RTCP SSRCs) to drop, handed to the transport thread, which
     /// checks `hasRevocations` once per turn.
     let revocations = Mutex<[UInt32]>([])
@@ -118,8 +124,9 @@ public final class PublisherPipeline: Sendable {
         }
         simulcastSenders = senders
         simulcastRetransmissions = senders.map { _ in RetransmissionStore() }
-        // Room for one keyframe's packets in flight plus the feedback thread's.
-        pool = PacketBufferPool(initialCount: 96, maximumCount: 1200, bufferSize: 1600, headroom: 0)
+        // Room for one keyframe's packets in flight plus the feedback thread's (by default).
+        let buffers = min(max(configuration.packetBufferCount, 1), Self.maximumPacketBuffers)
+        pool = PacketBufferPool(initialCount: buffers, maximumCount: Self.maximumPacketBuffers, bufferSize: 1600, headroom: 0)
     }
 
     deinit { stop() }
