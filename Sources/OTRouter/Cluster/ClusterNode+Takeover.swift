@@ -22,17 +22,21 @@ extension ClusterNode {
                                                     dead, nodeId, ttl])
         }
         guard let owner = reply.text, !owner.isEmpty else { return nil }
-        state.withLock { state in
-            if owner == nodeId {
-                state.owned.insert(sessionId)
-                state.owners[sessionId] = nil
-                state.takenOver.insert(sessionId)
-                state.statistics.claimsTakenOver += 1
-            } else {
+        // Several relays of one session can fail at once here: only the first call takes it
+        // over; the others find this node's claim and change (and count) nothing.
+        let tookItNow = state.withLock { state -> Bool in
+            guard owner == nodeId else {
                 state.owners[sessionId] = owner
+                return false
             }
+            guard !state.owned.contains(sessionId) else { return false }
+            state.owned.insert(sessionId)
+            state.owners[sessionId] = nil
+            state.takenOver.insert(sessionId)
+            state.statistics.claimsTakenOver += 1
+            return true
         }
-        if owner == nodeId { log.log(.warning, "cluster.takenOver", session: sessionId, ["node": nodeId, "from": dead]) }
+        if tookItNow { log.log(.warning, "cluster.takenOver", session: sessionId, ["node": nodeId, "from": dead]) }
         return owner
     }
 

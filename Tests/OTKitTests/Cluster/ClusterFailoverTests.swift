@@ -20,35 +20,11 @@ import Testing
 
     private func killedNodesClientsResumeAndDrainedNodesClientsMoveBody() throws {
         OTAudioDeviceManager.setAudioDevice(nil)
-        let redis = try RedisServer()
-        let check = RedisConnection(endpoint: try RedisEndpoint(url: redis.url()), timeoutMilliseconds: 5000)
-        let directory = NSTemporaryDirectory() + "otkit-failover-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let nodes = try (0..<3).map { try SpawnedRouter(nodeId: "n-\($0)", redis: redis.url(), project: Self.project, directory: directory) }
-        func registered() -> [String] { ((try? check.command("HKEYS", "otkit:nodes").elements) ?? []).compactMap(\.text).sorted() }
-        try #require(untilTrue(60) { registered() == ["n-0", "n-1", "n-2"] && nodes.allSatisfy { !$0.url.isEmpty } },
-                "\(nodes.map { $0.output.suffix(800) })")
-        // n-0's next heartbeat reads the full registry: connect replies then list all three.
-        let beats = nodes[0].metric("otkit_cluster_heartbeats_total") ?? 0
-        #expect(untilTrue(30) { (nodes[0].metric("otkit_cluster_heartbeats_total") ?? 0) > beats })
-
-        let created = try HTTPClient.request("POST", nodes[0].url + "/session/create",
-                                             headers: ["X-OPENTOK-AUTH": ProjectJWT.sign(credentials: Self.project),
-                                                       "Content-Type": "application/x-www-form-urlencoded"],
-                                             body: Array("p2p.preference=disabled".utf8))
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(created.body)) as? [[String: Any]])
-        let sessionId = try #require(list.first?["session_id"] as? String)
-
+        let trio = try SpawnedTrio(project: Self.project, name: "failover")
+        let nodes = trio.nodes, sessionId = trio.sessionId
+        func registered() -> [String] { trio.registered() }
         let kit = SessionTestKit(project: Self.project)
-        func session(on index: Int, _ recorder: DelegateRecorder) throws -> OTSession {
-            let settings = OTSessionSettings()
-            settings.routerURL = nodes[index].url
-            settings.heartbeatTimeout = 3
-            settings.reconnectRetryInterval = 0.2
-            let session = try #require(OTSession(apiKey: Self.project.apiKey, sessionId: sessionId, delegate: recorder, settings: settings))
-            session.apiQueue = recorder.queue
-            return session
-        }
+        func session(on index: Int, _ recorder: DelegateRecorder) throws -> OTSession { try trio.session(on: index, recorder) }
         let p = DelegateRecorder(), s = DelegateRecorder()
         let publisherSession = try session(on: 1, p)
         try kit.connect(publisherSession, p, token: try kit.token(sessionId, .publisher))
