@@ -79,6 +79,8 @@ struct EdgeLegTests {
             session.apiQueue = recorder.queue
             try session.connect(withToken: "T1==t")
             #expect(recorder.wait { $0.contains("didConnect") })
+            // The tests look the stream up: wait until it is there (it failed once under load).
+            #expect(recorder.wait { $0.contains("streamCreated alice-cam") })
         }
 
         func videoOnlyPublisher() -> OTPublisherKit {
