@@ -40,6 +40,7 @@ final class PublisherTransportAccess: @unchecked Sendable {
         guard let wake = lock.withLockIfAvailable({ _ in transport.pumpDirect(into: batch, now: now) }) else {
             return true
         }
+        if !wake { pipeline.transportCounters.directSends.add(1, ordering: .relaxed) }
         batch.send(pipeline: pipeline, stores: transport.videoStores)
         return wake
     }
