@@ -1,5 +1,7 @@
 /// The publisher's transport side of congestion control, run on its feedback thread
-/// (the one thread that numbers, protects and sends every RTP packet):
+/// (the thread that numbers, protects and sends the RTP packets; the video capture thread
+/// does so for a frame the pacer lets go at once, under the same lock:
+/// `PublisherTransportAccess`, `pumpDirect`):
 ///
 /// - packets the capture threads hand over (`OutgoingPacketQueue`) go into the `Pacer`
 ///   (audio first, video spread at `Pacer.pacingFactor` × the estimate, so a keyframe
@@ -30,7 +32,8 @@
 /// (`authenticateRTCP`).
 ///
 /// Cost per packet: one protect, one history record, O(1) pacer work; no allocation
-/// (buffers are pooled, tables and arrays made once). No lock is held across the send.
+/// (buffers are pooled, tables and arrays made once). A direct send holds no lock across
+/// its send; the transport thread's turn holds the (try-only for others) lock across its.
 final class PublisherTransport {
     /// Offset of the transport-wide number's two bytes in a packet written with
     /// `withTransportSequence` (12-byte header, no CSRCs, 0xBEDE word, one element byte).
