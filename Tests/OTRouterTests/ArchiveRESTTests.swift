@@ -181,6 +181,8 @@ import Testing
         #expect(h.request(peer, .disconnect) == .ok)
         let list = h.http("GET", "\(h.projectPath)/archive", query: [("sessionId", session)]).object
         let statuses = (list["items"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
-        #expect(statuses == ["stopped", "stopped"], "\(list)")
+        // Both ended when the session emptied: "stopped", or already "available" once the
+        // recorder finished its files (a fast writer gets there before this request).
+        #expect(statuses?.count == 2 && statuses?.allSatisfy { ["stopped", "available"].contains($0) } == true, "\(list)")
     }
 }
