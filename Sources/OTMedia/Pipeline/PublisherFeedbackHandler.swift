@@ -17,7 +17,11 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private let messages = UDPMessageBatch(capacity: 16)
     private let resendMessages = UDPMessageBatch(capacity: 32)
     private var nextReport: UInt64 = 0
+    /// Touched only inside `access.locked` (the video capture thread's direct sends use it
+    /// between this thread's turns).
     private let transport: PublisherTransport
+    /// The lock this thread shares with the video capture thread's direct sends.
+    let access: PublisherTransportAccess
 
     init(pipeline: PublisherPipeline) throws(MediaError) {
         self.pipeline = pipeline
@@ -30,14 +34,15 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         for _ in 0..<16 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
         resend.reserveCapacity(64)
         transport = try PublisherTransport(pipeline: pipeline, now: pipeline.clock.nanoseconds())
+        access = PublisherTransportAccess(transport: transport, pipeline: pipeline)
     }
 
     func pipelineStarted(now: UInt64) { nextReport = now + 200_000_000 }
 
-    func wokenUp(now: UInt64) { _ = transport.pump(now: now) }
+    func wokenUp(now: UInt64) { _ = access.locked { transport.pump(now: now) } }
 
     func pipelineStopped(now: UInt64) {
-        transport.releaseQueued()
+        access.locked { transport.releaseQueued() }
         for buffer in receiveBuffers { pipeline.pool.release(buffer) }
         receiveBuffers.removeAll()
     }
@@ -48,11 +53,13 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         for _ in 0..<8 {
             guard let result = try? pipeline.socket.receive(into: receiveBuffers, batch: messages),
                   case .processed(let count) = result, count > 0 else { return }
-            for buffer in receiveBuffers.prefix(count) { handle(buffer, now: now) }
+            access.locked { for buffer in receiveBuffers.prefix(count) { handle(buffer, now: now) } }
         }
     }
 
-    func runTimers(now: UInt64) -> UInt64? {
+    func runTimers(now: UInt64) -> UInt64? { access.locked { timers(now: now) } }
+
+    private func timers(now: UInt64) -> UInt64? {
         if now >= nextReport {
             sendReports(now: now)
             nextReport = now + pipeline.configuration.senderReportIntervalNanoseconds

@@ -83,6 +83,8 @@ public final class PublisherPipeline: Sendable {
     private let audioSource: (any AudioSource)?
     private let threads = Mutex<[LoopThread]>([])
     private let feedback = Mutex<PipelineThread?>(nil)
+    /// The transport's lock for the video capture thread's direct sends (nil when stopped).
+    private let transportAccess = Mutex<PublisherTransportAccess?>(nil)
     private let errors = Mutex<[MediaError]>([])
     /// End-to-end encryption: frames not sent for want of a key, and the failure hook
     /// (`PublisherPipeline+E2EE`).
@@ -155,6 +157,7 @@ public final class PublisherPipeline: Sendable {
         do {
             let thread = try PipelineThread(name: "otk-pub-rtcp", clock: clock, sockets: [socket], handler: handler)
             feedback.withLock { $0 = thread }
+            transportAccess.withLock { $0 = handler.access }
         } catch {
             throw MediaError(.networkFailure, "cannot start the publisher's feedback thread: \(error)")
         }
@@ -177,6 +180,7 @@ public final class PublisherPipeline: Sendable {
             return threads
         }
         for loop in loops { loop.stop() }
+        transportAccess.withLock { $0 = nil }
         feedback.withLock { thread in
             thread?.stop()
             thread = nil
@@ -224,6 +228,16 @@ public final class PublisherPipeline: Sendable {
     func wakeTransport() {
         let thread = feedback.withLock { $0 }
         thread?.wake()
+    }
+
+    /// After handing a frame's packets over: sends them from the calling (video capture)
+    /// thread through `batch` when the transport is free and its pacer lets them go now
+    /// (`PublisherTransportAccess.sendDirect`), else wakes the transport thread. Cost:
+    /// two uncontended locks and the frame's protects and `sendmmsg`; no allocation.
+    func sendOrWakeTransport(_ batch: TransportSendBatch) {
+        if let access = transportAccess.withLock({ $0 }),
+           !access.sendDirect(batch, now: clock.nanoseconds()) { return }
+        wakeTransport()
     }
 
     /// The current bandwidth estimate, bits/s; 0 before the first transport-wide

@@ -1,5 +1,7 @@
 /// The publisher's transport side of congestion control, run on its feedback thread
-/// (the one thread that numbers, protects and sends every RTP packet):
+/// (the thread that numbers, protects and sends the RTP packets; the video capture thread
+/// does so for a frame the pacer lets go at once, under the same lock:
+/// `PublisherTransportAccess`, `pumpDirect`):
 ///
 /// - packets the capture threads hand over (`OutgoingPacketQueue`) go into the `Pacer`
 ///   (audio first, video spread at `Pacer.pacingFactor` × the estimate, so a keyframe
@@ -30,7 +32,8 @@
 /// (`authenticateRTCP`).
 ///
 /// Cost per packet: one protect, one history record, O(1) pacer work; no allocation
-/// (buffers are pooled, tables and arrays made once). No lock is held across the send.
+/// (buffers are pooled, tables and arrays made once). A direct send holds no lock across
+/// its send; the transport thread's turn holds the (try-only for others) lock across its.
 final class PublisherTransport {
     /// Offset of the transport-wide number's two bytes in a packet written with
     /// `withTransportSequence` (12-byte header, no CSRCs, 0xBEDE word, one element byte).
@@ -73,7 +76,7 @@ final class PublisherTransport {
     private var keyframes: [Bool]
     /// Per video encoding (full size, then simulcast): its sender and NACK store.
     private let videoSenders: [RTPStreamSender]
-    private let videoStores: [RetransmissionStore]
+    let videoStores: [RetransmissionStore]
     private var numbers = TransportSequenceNumbers(start: .random(in: 0...UInt16.max))
     private var results: [PacketResult] = []
     /// Routed: one leg for the configured destination; relayed: one per learned address.
@@ -95,11 +98,10 @@ final class PublisherTransport {
     /// per datagram; a real subscriber refused meanwhile is taken at its next RTCP (1 s).
     static let derivationsPerSecond = 20
     private let probeSender: RTPStreamSender
-    private var batch: [PacketBuffer] = []
-    private var batchKinds: [SentPacketKind] = []
-    /// Per video encoding: the packets of this turn to keep for NACKs.
-    private var videoBatches: [[PacketBuffer]] = []
-    private let messages = UDPMessageBatch(capacity: 64)
+    /// This turn's packets: the transport thread's own batch, or during `pumpDirect` the
+    /// capture thread's.
+    private var out: TransportSendBatch
+    private let ownBatch: TransportSendBatch
     private var windowStart: UInt64 = 0
     private var windowMediaBytes = 0
     private let audioShare: Int
@@ -141,13 +143,8 @@ final class PublisherTransport {
                                                                           clockRate: 90_000),
                                           keys: configuration.streamKeys?.send)
         results.reserveCapacity(SentPacketHistory.defaultCapacity)
-        batch.reserveCapacity(64)
-        batchKinds.reserveCapacity(64)
-        for _ in 0..<max(1, videoStores.count) {
-            var kept: [PacketBuffer] = []
-            kept.reserveCapacity(64)
-            videoBatches.append(kept)
-        }
+        ownBatch = TransportSendBatch(capacity: 64, encodings: videoStores.count)
+        out = ownBatch
         // Audio's share of the estimate: its bitrate plus 50 packets/s of ~70 bytes of headers.
         audioShare = pipeline.audioSender == nil ? 0 : (configuration.audio?.bitrate ?? 32_000) + 28_000
         probeController = ProbeController(configuration: ProbeController.Configuration(
@@ -177,7 +174,27 @@ final class PublisherTransport {
 
     /// Moves handed-over packets into the pacer and sends what it lets out now; returns
     /// when to come back (nil: nothing queued and no padding).
-    func pump(now: UInt64) -> UInt64? {
+    func pump(now: UInt64) -> UInt64? { pump(now: now, direct: false) }
+
+    /// A capture thread's direct send, routed only (the caller holds the lock that
+    /// serialises this transport: SRTP contexts, pacer and numbers are one thread's at a
+    /// time): as `pump`, the handed-over packets go into the pacer and what it lets out now
+    /// (the same pacing: a frame over the burst budget leaves only in part) is numbered,
+    /// protected and recorded, but into `batch`, which the caller sends after leaving the
+    /// lock (`TransportSendBatch.send`). Returns false when the transport thread need not
+    /// run for it (nothing stays queued, no padding); true otherwise, and always when
+    /// relayed (then nothing was done: the caller hands over and wakes the thread as
+    /// before). Saves the transport thread's wake-up, `ppoll` and `read` per frame.
+    func pumpDirect(into batch: TransportSendBatch, now: UInt64) -> Bool {
+        guard !relayed, !pipeline.hasRevocations.load(ordering: .acquiring) else { return true }
+        out = batch
+        defer { out = ownBatch }
+        _ = pump(now: now, direct: true)
+        return pacer.nextSendTime(now: now) != nil
+    }
+
+    /// `pump`; `direct`: into `out` without sending (it stops before `out` is full).
+    private func pump(now: UInt64, direct: Bool) -> UInt64? {
         let counters = pipeline.transportCounters
         if pipeline.hasRevocations.load(ordering: .acquiring) { applyRevocations(now: now) }
         while let entry = pipeline.outgoing.pop() {
@@ -202,18 +219,18 @@ final class PublisherTransport {
         if cluster == nil { startCluster(now: now) }
         applyPacingRate(now: now)
         var turnBytes = 0
-        while let packet = pacer.dequeue(now: now) {
+        while !(direct && out.isFull), let packet = pacer.dequeue(now: now) {
             if packet.kind == .padding {
                 turnBytes += sendProbe(size: packet.size, now: now)
             } else if let buffer = handles.remove(Int(packet.handle)) {
                 turnBytes += send(buffer, handle: Int(packet.handle), now: now)
             }
-            if batch.count == messages.capacity { flush() }
+            if !direct, out.isFull { flush() }
             if let current = cluster, current.bytes >= current.request.bytes, current.packets >= current.request.packets {
                 endCluster(now: now)
             }
         }
-        flush()
+        if !direct { flush() }
         pipeline.pacerVideoBacklogBits.store(UInt64(pacer.queuedBytes) * 8, ordering: .relaxed)
         if turnBytes > 0 {
             let bound = Int(Pacer.cap(rate: pacer.pacingRate, burst: pacer.configuration.burstNanoseconds)
@@ -318,10 +335,14 @@ final class PublisherTransport {
             pipeline.pool.release(buffer)
             return 0
         }
-        for leg in legs { leg.history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: kind) }
+        // Indexed: a for-in over the array allocates in debug builds (the capture thread's
+        // direct sends run this too, and its turns are counted).
+        for index in 0..<legs.count {
+            legs[index].history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: kind)
+        }
         noteCluster(unwrapped, bytes: buffer.length, now: now)
         pipeline.transportCounters.pacedPackets.add(1, ordering: .relaxed)
-        if kind == .video { videoBatches[encoding].append(buffer) }
+        if kind == .video { out.videoPackets[encoding].append(buffer) }
         return fanOut(buffer, kind: kind, encoding: encoding)
     }
 
@@ -334,7 +355,7 @@ final class PublisherTransport {
             return buffer.length
         }
         guard let first = legs.first?.address else {
-            if kind == .video, videoBatches[encoding].last === buffer { videoBatches[encoding].removeLast() }
+            if kind == .video, out.videoPackets[encoding].last === buffer { out.videoPackets[encoding].removeLast() }
             pipeline.pool.release(buffer)
             pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
             return 0
@@ -361,7 +382,7 @@ final class PublisherTransport {
     /// that receiver's keys; the plain one is kept for NACKs (video) and released at
     /// `flush`. Cost per receiver: one copy and one protect, as each gets a copy anyway.
     private func fanOutProtected(_ buffer: PacketBuffer, kind: SentPacketKind) -> Int {
-        if batch.count + legs.count > messages.capacity { flush() }
+        if out.packets.count + legs.count > out.messages.capacity { flush() }
         plaintexts.append(buffer)
         var bytes = 0
         var firstCopy = true
@@ -399,9 +420,8 @@ final class PublisherTransport {
     }
 
     private func append(_ buffer: PacketBuffer, kind: SentPacketKind) {
-        if batch.count == messages.capacity { flush() }
-        batch.append(buffer)
-        batchKinds.append(kind)
+        if out.isFull { flush() }
+        out.add(buffer, kind: kind)
     }
 
     /// One padding-only probe packet (RFC 3550 5.1: the last padding byte is the count).
@@ -424,7 +444,9 @@ final class PublisherTransport {
             return 0
         }
         buffer.peer = pipeline.configuration.destination
-        for leg in legs { leg.history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: .padding) }
+        for index in 0..<legs.count {
+            legs[index].history.record(sequenceNumber: unwrapped, sendNanoseconds: now, size: buffer.length, kind: .padding)
+        }
         noteCluster(unwrapped, bytes: buffer.length, now: now)
         let bytes = fanOut(buffer, kind: .padding)
         pipeline.transportCounters.probePackets.add(1, ordering: .relaxed)
@@ -432,27 +454,12 @@ final class PublisherTransport {
         return bytes
     }
 
-    /// Sends the batch (one `sendmmsg`; each run of equal-sized packets to one peer, such as
-    /// a frame's, as one UDP GSO message: on loopback 2 packets cost 5.6 µs of CPU instead
-    /// of 7.5, 3 packets 7 instead of 11), keeps video for NACKs, recycles the buffers.
+    /// Sends this turn's batch (`TransportSendBatch.send`) and releases the plain packets
+    /// the keys-per-receiver fan-out protected copies of.
     private func flush() {
-        guard !batch.isEmpty || !plaintexts.isEmpty else { return }
-        let sent = (try? pipeline.socket.sendSegmented(batch, batch: messages).count) ?? 0
-        if sent < batch.count { pipeline.transportCounters.droppedPackets.add(UInt64(batch.count - sent), ordering: .relaxed) }
-        for index in 0..<min(sent, batch.count) where batchKinds[index] != .padding {
-            let counters = batchKinds[index] == .audio ? pipeline.audioCounters : pipeline.videoCounters
-            counters.packets.add(1, ordering: .relaxed)
-            counters.bytes.add(UInt64(batch[index].length), ordering: .relaxed)
-        }
-        for encoding in 0..<videoBatches.count where !videoBatches[encoding].isEmpty {
-            videoStores[encoding].store(videoBatches[encoding])
-            videoBatches[encoding].removeAll(keepingCapacity: true)
-        }
-        for slot in 0..<batch.count { pipeline.pool.release(batch[slot]) }
-        batch.removeAll(keepingCapacity: true)
+        out.send(pipeline: pipeline, stores: videoStores)
         for buffer in plaintexts { pipeline.pool.release(buffer) }
         plaintexts.removeAll(keepingCapacity: true)
-        batchKinds.removeAll(keepingCapacity: true)
     }
 
     /// Packets still waiting in the pacer go back to the pool (at stop).
@@ -620,7 +627,8 @@ final class PublisherTransport {
     /// `queueTimeLimitNanoseconds` at it.
     private func applyPacingRate(now: UInt64) {
         let drain = UInt64(pacer.queuedBytes) * 8 * 1_000_000_000 / Self.queueTimeLimitNanoseconds
-        let rate = max(basePacingRate, drain, UInt64(cluster?.request.bitrate ?? 0))
+        // Two-argument `max`s: the variadic one allocates its array in debug builds.
+        let rate = max(max(basePacingRate, drain), UInt64(cluster?.request.bitrate ?? 0))
         guard rate != pacer.pacingRate else { return }
         pacer.setPacingRate(rate, now: now)
         pipeline.transportCounters.pacingRate.store(rate, ordering: .relaxed)
@@ -644,7 +652,7 @@ final class PublisherTransport {
         let videoOff = !pipeline.videoSwitch.load(ordering: .relaxed) || pipeline.videoSender == nil
         let limited = videoOff || mediaRate * 4 < target * 3
         applicationLimited = limited
-        let answering = legs.contains { $0.isAnswering(now: now) }
+        let answering = anyLegAnswering(now: now)
         let padding: UInt64 = limited && answering && estimate < pipeline.configuration.bandwidthEstimation.maxBitrate
             && !pipeline.isVideoSuspendedByFallback ? UInt64(estimate) : 0
         if cluster == nil, padding != pacer.paddingRate {
@@ -655,10 +663,17 @@ final class PublisherTransport {
 
     // MARK: Probe clusters
 
+    /// Whether any leg's feedback answers (indexed: `contains(where:)` allocates in debug
+    /// builds, and this runs on every pump, a capture thread's direct sends too).
+    private func anyLegAnswering(now: UInt64) -> Bool {
+        for index in 0..<legs.count where legs[index].isAnswering(now: now) { return true }
+        return false
+    }
+
     /// Asks the probe controller for a cluster while feedback answers; starting one paces
     /// at its rate with padding filling up to it.
     private func startCluster(now: UInt64) {
-        guard legs.contains(where: { $0.isAnswering(now: now) }), let estimate else { return }
+        guard anyLegAnswering(now: now), let estimate else { return }
         var lastOveruse: UInt64?
         var queue: UInt64 = 0
         for leg in legs where leg.hasFeedback {

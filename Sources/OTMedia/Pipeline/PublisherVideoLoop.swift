@@ -6,7 +6,8 @@
 /// false are dropped before the encoder and counted.
 ///
 /// Cost per frame: one atomic load of the video target, the encode(s), one 1.2 KB copy
-/// per packet, one ring hand-over and one wake-up per encoding; no allocation (packet
+/// per packet, one ring hand-over per encoding and, when the pacer lets the frame go at
+/// once, its protects and one `sendmmsg` on this thread (else one wake-up); no allocation (packet
 /// arrays and scaled frames are reused).
 final class PublisherVideoLoop: @unchecked Sendable {
     private let pipeline: PublisherPipeline
@@ -27,6 +28,8 @@ final class PublisherVideoLoop: @unchecked Sendable {
     /// frame seen, then reused).
     private let encryptors: [SFrameFrameEncryptor]
     private var sealed = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// This thread's batch for direct sends (`PublisherPipeline.sendOrWakeTransport`).
+    private let direct: TransportSendBatch
 
     init(pipeline: PublisherPipeline, source: any VideoSource, settings: VP8EncoderSettings, sender: RTPStreamSender) throws(MediaError) {
         self.pipeline = pipeline
@@ -53,6 +56,7 @@ final class PublisherVideoLoop: @unchecked Sendable {
         encryptors = configuration.endToEndEncryption.map { slot in (0..<encodings).map { _ in SFrameFrameEncryptor(slot: slot) } } ?? []
         destination = configuration.destination
         if !encryptors.isEmpty { sealed = .allocate(byteCount: 256 << 10, alignment: 16) }
+        direct = TransportSendBatch(capacity: 64, encodings: encodings)
         batch.reserveCapacity(256)
         lengths.reserveCapacity(256)
         payloadSizes.reserveCapacity(256)
@@ -193,9 +197,10 @@ final class PublisherVideoLoop: @unchecked Sendable {
         return pipeline.seal(frame, clearBytes: SFrameFrameLayout.vp8ClearBytes(frame), with: encryptors[index], into: sealed)
     }
 
-    /// Hands one encoding's frame to the transport thread (which paces, protects and sends
-    /// it, and keeps it in that encoding's store for NACKs) and wakes it; a full hand-over
-    /// ring drops the rest of the frame (counted).
+    /// Hands one encoding's frame to the transport (which paces, protects and sends it, and
+    /// keeps it in that encoding's store for NACKs): sent from this thread when the
+    /// transport is free and the pacer lets it go now, else by the transport thread, woken
+    /// for it; a full hand-over ring drops the rest of the frame (counted).
     private func flush(encoding index: Int, keyframe: Bool) {
         guard !batch.isEmpty else { return }
         for slot in 0..<batch.count {  // indexed: a for-in over the array allocates in debug builds
@@ -206,7 +211,7 @@ final class PublisherVideoLoop: @unchecked Sendable {
                 pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
             }
         }
-        pipeline.wakeTransport()
+        pipeline.sendOrWakeTransport(direct)
         batch.removeAll(keepingCapacity: true)
         lengths.removeAll(keepingCapacity: true)
         payloadSizes.removeAll(keepingCapacity: true)

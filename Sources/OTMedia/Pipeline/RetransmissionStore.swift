@@ -64,8 +64,10 @@ final class RetransmissionStore: @unchecked Sendable {
     /// from bytes 2–3), replacing whatever held its slot.
     func store(_ packets: [PacketBuffer]) {
         lock.withLock { _ in
-            for packet in packets {
-                let bytes = packet.bytes
+            // Indexed: a for-in over the array allocates in debug builds (a capture
+            // thread's direct send stores its frame, and its turns are counted).
+            for index in 0..<packets.count {
+                let bytes = packets[index].bytes
                 guard bytes.count >= 4, bytes.count <= Self.slotBytes, let base = bytes.baseAddress else { continue }
                 let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
                 let slot = Int(sequence) & mask

@@ -77,6 +77,9 @@ public final class TransportCounters: Sendable {
     let staleVideoDropped = Atomic<UInt64>(0)
     let relayedAddressMoves = Atomic<UInt64>(0)
     let relayedAddressHeld = Atomic<UInt64>(0)
+    /// Frames (per encoding) the video capture thread sent itself, the transport thread
+    /// not woken for them (`PublisherTransportAccess.sendDirect`); internal, for tests.
+    let directSends = Atomic<UInt64>(0)
 
     /// All zeros.
     public init() {}
