@@ -60,6 +60,11 @@ public struct PublisherConfiguration: Sendable {
     /// floods of made-up SSRCs); each packet is protected once per receiver, as each
     /// receiver already gets a copy of its own. False: every receiver shares `keys`.
     public var relayedKeysPerReceiver = false
+    /// Whether the video capture thread sends a frame itself when the transport is free
+    /// and the pacer lets the frame go at once (routed only): saves the transport thread's
+    /// wake-up, `ppoll` and `read` per frame. On by default; off, every packet goes through
+    /// the transport thread (`otbench transport` measures both in one run).
+    public var directSends = true
     /// Most relayed destinations (8).
     public var relayedDestinationLimit = 8
     /// A relayed destination not heard from for this long is dropped (5 s).

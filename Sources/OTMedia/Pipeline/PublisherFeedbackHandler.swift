@@ -15,13 +15,17 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private var receiveBuffers: [PacketBuffer] = []
     private var resend: [PacketBuffer] = []
     private let messages = UDPMessageBatch(capacity: 16)
-    private let resendMessages = UDPMessageBatch(capacity: 32)
+    private let resendMessages = UDPMessageBatch(capacity: PublisherFeedbackHandler.resendCapacity)
     private var nextReport: UInt64 = 0
-    /// Touched only inside `access.locked` (the video capture thread's direct sends use it
+    /// Touched only through `access` (the video capture thread's direct sends use it
     /// between this thread's turns).
     private let transport: PublisherTransport
-    /// The lock this thread shares with the video capture thread's direct sends.
+    /// The lock this thread shares with the video capture thread's direct sends: taken for
+    /// state, never across this thread's sends (resends, reports and batches go out after).
     let access: PublisherTransportAccess
+    /// Relayed: the destinations and RTCP senders of this report round, copied under the
+    /// lock and sent to after it (room for `relayedDestinationLimit`, made once).
+    private var reportDestinations: [(SocketAddress, RTCPSender?)] = []
 
     init(pipeline: PublisherPipeline) throws(MediaError) {
         self.pipeline = pipeline
@@ -35,14 +39,15 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         resend.reserveCapacity(64)
         transport = try PublisherTransport(pipeline: pipeline, now: pipeline.clock.nanoseconds())
         access = PublisherTransportAccess(transport: transport, pipeline: pipeline)
+        reportDestinations.reserveCapacity(max(1, pipeline.configuration.relayedDestinationLimit))
     }
 
     func pipelineStarted(now: UInt64) { nextReport = now + 200_000_000 }
 
-    func wokenUp(now: UInt64) { _ = access.locked { transport.pump(now: now) } }
+    func wokenUp(now: UInt64) { _ = access.turn(now: now) }
 
     func pipelineStopped(now: UInt64) {
-        access.locked { transport.releaseQueued() }
+        access.locked { $0.releaseQueued() }
         for buffer in receiveBuffers { pipeline.pool.release(buffer) }
         receiveBuffers.removeAll()
     }
@@ -53,19 +58,21 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         for _ in 0..<8 {
             guard let result = try? pipeline.socket.receive(into: receiveBuffers, batch: messages),
                   case .processed(let count) = result, count > 0 else { return }
-            access.locked { for buffer in receiveBuffers.prefix(count) { handle(buffer, now: now) } }
+            // State under the lock; the resends it could not queue and what the pacer
+            // lets out go after it.
+            access.locked { _ in for index in 0..<count { handle(receiveBuffers[index], now: now) } }
+            flushResends()
+            _ = access.turn(now: now)
         }
     }
 
-    func runTimers(now: UInt64) -> UInt64? { access.locked { timers(now: now) } }
-
-    private func timers(now: UInt64) -> UInt64? {
+    func runTimers(now: UInt64) -> UInt64? {
         if now >= nextReport {
             sendReports(now: now)
             nextReport = now + pipeline.configuration.senderReportIntervalNanoseconds
         }
         let consentCheck = pipeline.configuration.consent?.nextCheck(now: now, socket: pipeline.socket) ?? UInt64.max
-        guard let send = transport.pump(now: now) else { return min(nextReport, consentCheck) }
+        guard let send = access.turn(now: now) else { return min(nextReport, consentCheck) }
         return min(send, nextReport, consentCheck)
     }
 
@@ -143,8 +150,9 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
 
     /// Resends what a NACK asks for through the pacer's retransmission queue (ahead of new
     /// video, within the pacing rate: an unpaced burst of resends into a link that just lost
-    /// packets to a full queue loses them again and more). Sent directly only when the
-    /// pacer's table is full.
+    /// packets to a full queue loses them again and more). Sent directly (after the lock,
+    /// `flushResends`) only when the pacer's table is full, at most `resendCapacity` per
+    /// datagram; the rest are skipped (counted) and asked for again.
     private func answer(_ nack: GenericNACK, from store: RetransmissionStore, to source: SocketAddress?, now: UInt64) {
         let destination = source ?? pipeline.configuration.destination
         for sequence in nack.lostSequenceNumbers {
@@ -152,15 +160,22 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
             guard let buffer = pipeline.pool.take() else { break }
             if store.copy(sequence: sequence, now: now, into: buffer), transport.protectResend(buffer, for: source) {
                 buffer.peer = destination
-                if !transport.enqueueRetransmission(buffer, now: now) { resend.append(buffer) }
+                if !transport.enqueueRetransmission(buffer, now: now) {
+                    if resend.count < Self.resendCapacity {
+                        resend.append(buffer)
+                    } else {
+                        pipeline.pool.release(buffer)
+                        pipeline.transportCounters.retransmissionsSkipped.add(1, ordering: .relaxed)
+                    }
+                }
             } else {
                 pipeline.pool.release(buffer)
             }
-            if resend.count == 32 { flushResends() }
         }
-        flushResends()
-        _ = transport.pump(now: now)
     }
+
+    /// Direct resends (pacer table full) one receive batch may leave for after the lock.
+    static let resendCapacity = 64
 
     private func flushResends() {
         guard !resend.isEmpty else { return }
@@ -202,10 +217,16 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
     private func sendReports(now: UInt64) {
         let configuration = pipeline.configuration
         if configuration.relayedFanOut {
-            transport.forEachRelayedDestination { destination, sender in
+            // The destinations under the lock (the transport's legs), the sends after it.
+            access.locked { transport in
+                transport.forEachRelayedDestination { destination, sender in reportDestinations.append((destination, sender)) }
+            }
+            for index in 0..<reportDestinations.count {
+                let (destination, sender) = reportDestinations[index]
                 if let video = pipeline.videoSender { sendReport(for: video, to: destination, through: sender ?? rtcp, now: now) }
                 if let audio = pipeline.audioSender { sendReport(for: audio, to: destination, through: sender ?? rtcp, now: now) }
             }
+            reportDestinations.removeAll(keepingCapacity: true)
             return
         }
         if let video = pipeline.videoSender { sendReport(for: video, to: configuration.destination, now: now) }

@@ -235,7 +235,7 @@ public final class PublisherPipeline: Sendable {
     /// (`PublisherTransportAccess.sendDirect`), else wakes the transport thread. Cost:
     /// two uncontended locks and the frame's protects and `sendmmsg`; no allocation.
     func sendOrWakeTransport(_ batch: TransportSendBatch) {
-        if let access = transportAccess.withLock({ $0 }),
+        if configuration.directSends, let access = transportAccess.withLock({ $0 }),
            !access.sendDirect(batch, now: clock.nanoseconds()) { return }
         wakeTransport()
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The publisher's transport side of congestion control, run on its feedback thread
 /// (the thread that numbers, protects and sends the RTP packets; the video capture thread
 /// does so for a frame the pacer lets go at once, under the same lock:
@@ -32,8 +34,8 @@
 /// (`authenticateRTCP`).
 ///
 /// Cost per packet: one protect, one history record, O(1) pacer work; no allocation
-/// (buffers are pooled, tables and arrays made once). A direct send holds no lock across
-/// its send; the transport thread's turn holds the (try-only for others) lock across its.
+/// (buffers are pooled, tables and arrays made once). Both threads fill a batch with the
+/// lock held and send it after leaving the lock: nobody holds it across a system call.
 final class PublisherTransport {
     /// Offset of the transport-wide number's two bytes in a packet written with
     /// `withTransportSequence` (12-byte header, no CSRCs, 0xBEDE word, one element byte).
@@ -86,7 +88,6 @@ final class PublisherTransport {
     private let receiverMaster: SRTPLegKeys?
     /// Plain packets handed to `fanOut` this turn (protected copies went out instead),
     /// released at `flush` after the video ones were stored for NACKs.
-    private var plaintexts: [PacketBuffer] = []
     /// Receiver SSRCs revoked by the signaling (most recent `revokedCapacity`): refused.
     private var revoked: [UInt32] = []
     /// How many revoked SSRCs are remembered (the oldest are forgotten first).
@@ -101,7 +102,10 @@ final class PublisherTransport {
     /// This turn's packets: the transport thread's own batch, or during `pumpDirect` the
     /// capture thread's.
     private var out: TransportSendBatch
-    private let ownBatch: TransportSendBatch
+    /// The transport thread's batch: filled under the lock (`fill`), sent after it.
+    let ownBatch: TransportSendBatch
+    /// Bytes the current turn let out so far (a turn may fill several batches).
+    private var turnBytes = 0
     private var windowStart: UInt64 = 0
     private var windowMediaBytes = 0
     private let audioShare: Int
@@ -123,7 +127,6 @@ final class PublisherTransport {
         let configuration = pipeline.configuration
         relayed = configuration.relayedFanOut
         receiverMaster = configuration.relayedFanOut && configuration.relayedKeysPerReceiver ? configuration.keys : nil
-        plaintexts.reserveCapacity(64)
         legs.reserveCapacity(max(1, configuration.relayedDestinationLimit))
         if !relayed { legs.append(PublisherTransportLeg(address: nil, configuration: configuration.bandwidthEstimation, now: now)) }
         let capacity = 512
@@ -143,7 +146,8 @@ final class PublisherTransport {
                                                                           clockRate: 90_000),
                                           keys: configuration.streamKeys?.send)
         results.reserveCapacity(SentPacketHistory.defaultCapacity)
-        ownBatch = TransportSendBatch(capacity: 64, encodings: videoStores.count)
+        ownBatch = TransportSendBatch(capacity: max(64, configuration.relayedDestinationLimit),
+                                      encodings: videoStores.count)
         out = ownBatch
         // Audio's share of the estimate: its bitrate plus 50 packets/s of ~70 bytes of headers.
         audioShare = pipeline.audioSender == nil ? 0 : (configuration.audio?.bitrate ?? 32_000) + 28_000
@@ -172,29 +176,62 @@ final class PublisherTransport {
 
     // MARK: Sending
 
-    /// Moves handed-over packets into the pacer and sends what it lets out now; returns
-    /// when to come back (nil: nothing queued and no padding).
-    func pump(now: UInt64) -> UInt64? { pump(now: now, direct: false) }
+    /// Transport thread, with the lock held (`PublisherTransportAccess.turn`): moves
+    /// handed-over packets into the pacer and numbers, protects and records into
+    /// `ownBatch` what it lets out now, stopping when the batch is full. The caller sends
+    /// `ownBatch` after leaving the lock and, when `full`, calls again. `next`: when to
+    /// come back (nil: nothing queued and no padding). While a capture thread's direct
+    /// batch is still on its way out (`batchInFlight`) nothing is taken (packets leave in
+    /// the order they were numbered): `next` is then 50 µs from now.
+    func fill(now: UInt64) -> (next: UInt64?, full: Bool) {
+        guard !batchInFlight.load(ordering: .acquiring) else { return (now + 50_000, false) }
+        out = ownBatch
+        let full = fillOut(now: now)
+        if !ownBatch.isEmpty { batchInFlight.store(true, ordering: .releasing) }
+        if full { return (now, true) }
+        endTurn(now: now)
+        return (pacer.nextSendTime(now: now).map { min($0, windowStart + Self.probeCheckNanoseconds) }
+                    ?? windowStart + Self.probeCheckNanoseconds, false)
+    }
+
+    /// Whether a capture thread may send its frames itself (`pumpDirect`): routed only.
+    /// Relayed, the transport thread alone touches this transport (a capture thread reads
+    /// just this constant), so its sends to learned receivers and their keys stay on it.
+    var acceptsDirectSends: Bool { !relayed }
+
+    /// A batch numbered under the lock is on its way out (set under the lock by whoever
+    /// filled it, cleared by that thread after its `sendmmsg`): the other thread takes no
+    /// packet meanwhile, so datagrams leave in transport-wide order. The capture thread
+    /// then hands its frame over instead; the transport thread retries 50 µs later.
+    let batchInFlight = Atomic<Bool>(false)
 
     /// A capture thread's direct send, routed only (the caller holds the lock that
     /// serialises this transport: SRTP contexts, pacer and numbers are one thread's at a
-    /// time): as `pump`, the handed-over packets go into the pacer and what it lets out now
+    /// time): as `fill`, the handed-over packets go into the pacer and what it lets out now
     /// (the same pacing: a frame over the burst budget leaves only in part) is numbered,
     /// protected and recorded, but into `batch`, which the caller sends after leaving the
-    /// lock (`TransportSendBatch.send`). Returns false when the transport thread need not
-    /// run for it (nothing stays queued, no padding); true otherwise, and always when
-    /// relayed (then nothing was done: the caller hands over and wakes the thread as
-    /// before). Saves the transport thread's wake-up, `ppoll` and `read` per frame.
+    /// lock (`TransportSendBatch.send`) and then clears `batchInFlight`. Returns false
+    /// when the transport thread need not run for it (nothing stays queued, no padding);
+    /// true otherwise, and when relayed or another batch is in flight (then nothing was
+    /// done: the caller hands over and wakes the thread as before). Saves the transport
+    /// thread's wake-up, `ppoll` and `read` per frame.
     func pumpDirect(into batch: TransportSendBatch, now: UInt64) -> Bool {
-        guard !relayed, !pipeline.hasRevocations.load(ordering: .acquiring) else { return true }
+        guard acceptsDirectSends, !batchInFlight.load(ordering: .acquiring) else { return true }
         out = batch
         defer { out = ownBatch }
-        _ = pump(now: now, direct: true)
+        let full = fillOut(now: now)
+        if !batch.isEmpty { batchInFlight.store(true, ordering: .releasing) }
+        if full { return true }
+        endTurn(now: now)
         return pacer.nextSendTime(now: now) != nil
     }
 
-    /// `pump`; `direct`: into `out` without sending (it stops before `out` is full).
-    private func pump(now: UInt64, direct: Bool) -> UInt64? {
+    /// Packets per datagram the pacer lets out: one, or relayed one per destination.
+    private var slotsPerPacket: Int { relayed ? max(1, legs.count) : 1 }
+
+    /// The body of `fill` and `pumpDirect`: into `out`, never sending. Returns true when
+    /// it stopped because `out` had no room for the next packet's datagrams.
+    private func fillOut(now: UInt64) -> Bool {
         let counters = pipeline.transportCounters
         if pipeline.hasRevocations.load(ordering: .acquiring) { applyRevocations(now: now) }
         while let entry = pipeline.outgoing.pop() {
@@ -218,31 +255,33 @@ final class PublisherTransport {
         }
         if cluster == nil { startCluster(now: now) }
         applyPacingRate(now: now)
-        var turnBytes = 0
-        while !(direct && out.isFull), let packet = pacer.dequeue(now: now) {
+        while out.room >= slotsPerPacket, let packet = pacer.dequeue(now: now) {
             if packet.kind == .padding {
                 turnBytes += sendProbe(size: packet.size, now: now)
             } else if let buffer = handles.remove(Int(packet.handle)) {
                 turnBytes += send(buffer, handle: Int(packet.handle), now: now)
             }
-            if !direct, out.isFull { flush() }
             if let current = cluster, current.bytes >= current.request.bytes, current.packets >= current.request.packets {
                 endCluster(now: now)
             }
         }
-        if !direct { flush() }
         pipeline.pacerVideoBacklogBits.store(UInt64(pacer.queuedBytes) * 8, ordering: .relaxed)
+        return out.room < slotsPerPacket
+    }
+
+    /// After a turn's last `fillOut`: its burst against the bound, probing's window.
+    private func endTurn(now: UInt64) {
         if turnBytes > 0 {
+            let counters = pipeline.transportCounters
             let bound = Int(Pacer.cap(rate: pacer.pacingRate, burst: pacer.configuration.burstNanoseconds)
                             / Pacer.unitsPerBit / 8) + 2 * 1300
             if turnBytes > bound { counters.burstsOverBound.add(1, ordering: .relaxed) }
             if UInt64(turnBytes) > counters.largestBurstBytes.load(ordering: .relaxed) {
                 counters.largestBurstBytes.store(UInt64(turnBytes), ordering: .relaxed)
             }
+            turnBytes = 0
         }
         if now >= windowStart + Self.probeCheckNanoseconds { updateProbing(now: now) }
-        return pacer.nextSendTime(now: now).map { min($0, windowStart + Self.probeCheckNanoseconds) }
-            ?? windowStart + Self.probeCheckNanoseconds
     }
 
     /// A receiver asked video encoding `encoding` for a keyframe. While the pacer holds
@@ -382,8 +421,7 @@ final class PublisherTransport {
     /// that receiver's keys; the plain one is kept for NACKs (video) and released at
     /// `flush`. Cost per receiver: one copy and one protect, as each gets a copy anyway.
     private func fanOutProtected(_ buffer: PacketBuffer, kind: SentPacketKind) -> Int {
-        if out.packets.count + legs.count > out.messages.capacity { flush() }
-        plaintexts.append(buffer)
+        out.plaintexts.append(buffer)
         var bytes = 0
         var firstCopy = true
         for leg in legs {
@@ -419,8 +457,14 @@ final class PublisherTransport {
         return protect(buffer, with: contexts)
     }
 
+    /// Into `out`, which `fillOut` keeps room in (`slotsPerPacket`); a buffer that finds
+    /// none anyway is dropped (counted) rather than sent under the lock.
     private func append(_ buffer: PacketBuffer, kind: SentPacketKind) {
-        if out.isFull { flush() }
+        guard !out.isFull else {
+            pipeline.pool.release(buffer)
+            pipeline.transportCounters.droppedPackets.add(1, ordering: .relaxed)
+            return
+        }
         out.add(buffer, kind: kind)
     }
 
@@ -452,14 +496,6 @@ final class PublisherTransport {
         pipeline.transportCounters.probePackets.add(1, ordering: .relaxed)
         pipeline.transportCounters.probeBytes.add(UInt64(bytes), ordering: .relaxed)
         return bytes
-    }
-
-    /// Sends this turn's batch (`TransportSendBatch.send`) and releases the plain packets
-    /// the keys-per-receiver fan-out protected copies of.
-    private func flush() {
-        out.send(pipeline: pipeline, stores: videoStores)
-        for buffer in plaintexts { pipeline.pool.release(buffer) }
-        plaintexts.removeAll(keepingCapacity: true)
     }
 
     /// Packets still waiting in the pacer go back to the pool (at stop).
