@@ -65,7 +65,9 @@ struct PublisherPipelineComparison {
     }
 
     /// Runs the OTKit publisher over `total` frames; the window is [warmUp, total).
-    func runOTKit(frames: [VideoFrame], total: Int, warmUp: Int, sink: PacketSink) throws -> Run {
+    /// `directSends` false: every packet through the transport thread (the info row's
+    /// comparison), as before the capture thread sent its own frames.
+    func runOTKit(frames: [VideoFrame], total: Int, warmUp: Int, sink: PacketSink, directSends: Bool = true) throws -> Run {
         let probe = WindowProbe(sink: sink, startIndex: warmUp)
         let source = PreRenderedVideoSource(frames: frames, count: total, marks: [warmUp]) { probe.mark($0) }
         var configuration = PublisherConfiguration(destination: sink.address, video: codec.settings, audio: nil)
@@ -85,6 +87,7 @@ struct PublisherPipelineComparison {
         // (122 allocations on the capture thread, 0.097 "added" per packet). Made up front
         // instead, as the configuration says for such sources (growth is logged per run).
         configuration.packetBufferCount = Self.packetBuffers
+        configuration.directSends = directSends
         let lifeStart = PipelineReading.now(sink: sink)
         let pipeline = try PublisherPipeline(configuration: configuration, videoSource: source, audioSource: nil)
         probe.counters = pipeline.videoCounters
@@ -166,12 +169,15 @@ struct PublisherPipelineComparison {
         var rawAllocations: [Double] = [], addedAllocations: [Double] = []
         var sentKbps: [Double] = [], barePublisherKbps: [Double] = []
         var pairedRatios: [Double] = []
+        // Rounds with the hand-over run too: its CPU over OTKit's (direct sends) in that round.
+        var handOverRatios: [Double] = [], handOverMs: [Double] = []
         var otkitPackets: [UInt64] = [], barePackets: [UInt64] = []
         let seconds = Double(Self.measured) / 30
         for run in 0..<runs {
             var otkit: Run?
             var bare: (cpu: UInt64, bytes: Int, allocations: UInt64)?
             var barePublisher: (cpu: UInt64, bytes: Int, packets: UInt64)?
+            var handOver: Run?
             // OTKit and the bare publisher back to back (a pair), the first of them flipping
             // every round; the bare encode (info only) in every other round, before the pair
             // or after it in turn, so no side always runs first or last.
@@ -181,6 +187,8 @@ struct PublisherPipelineComparison {
                 case .barePublisher:
                     barePublisher = try runBarePublisher(frames: frames, total: total, warmUp: Self.warmUp, sink: sink)
                 case .bareEncode: bare = try runBare(frames: frames, total: total, warmUp: Self.warmUp, sink: sink)
+                case .otkitHandOver:
+                    handOver = try runOTKit(frames: frames, total: total, warmUp: Self.warmUp, sink: sink, directSends: false)
                 }
             }
             let o = otkit!, p = barePublisher!
@@ -190,6 +198,11 @@ struct PublisherPipelineComparison {
             otkitMs.append(oMs); barePublisherMs.append(pMs)
             if let bMs { bareMs.append(bMs) }
             pairedRatios.append(oMs / pMs)
+            let hMs = handOver.map { Double($0.windowStart.cpu(until: $0.windowEnd)) / 1e6 / Double(Self.measured) }
+            if let hMs {
+                handOverMs.append(hMs)
+                handOverRatios.append(hMs / oMs)
+            }
             // Where OTKit's CPU goes: the capture thread (encode, packetize, hand-over) and
             // everything else (the transport thread's pacing, SRTP, sends and their
             // loopback delivery; sender reports).
@@ -215,7 +228,8 @@ struct PublisherPipelineComparison {
             barePublisherKbps.append(Double(p.bytes) * 8 / seconds / 1000)
             log("  \(label) run \(run + 1)/\(runs): OTKit \(TableReport.format(oMs)) ms/frame, bare publisher "
                 + "\(TableReport.format(pMs)) ms/frame (ratio \(TableReport.format(oMs / pMs))), bare encode "
-                + "\(bMs.map { TableReport.format($0) } ?? "(not run)") ms/frame; OTKit's capture thread \(TableReport.format(cMs)), other threads "
+                + "\(bMs.map { TableReport.format($0) } ?? "(not run)") ms/frame, OTKit with the hand-over "
+                + "\(hMs.map { TableReport.format($0) } ?? "(not run)") ms/frame; OTKit's capture thread \(TableReport.format(cMs)), other threads "
                 + "\(TableReport.format(oMs - cMs)) ms/frame; \(packets) RTP + \(rtcp) RTCP packets, \(allocations) allocations "
                 + "(\(captureThread) on the capture thread, pool grown by \(o.buffersGrown)), bare encode \(bare.map { "\($0.allocations)" } ?? "-"); OTKit sent \(o.windowEnd.bytes - o.windowStart.bytes) "
                 + "bytes, the bare publisher \(p.packets) RTP packets, \(p.bytes) bytes")
@@ -237,6 +251,7 @@ struct PublisherPipelineComparison {
             verdict,
             .info("\(label) pipeline CPU vs bare libvpx encode alone (sends nothing: not equal work)", value: median(otkitMs),
                   unit: "ms/frame", baseline: median(bareMs)),
+            handOverRow(handOverMs: handOverMs, ratios: handOverRatios),
             .info("\(label) capture thread (encode, packetize, hand-over) vs bare libvpx encode alone", value: median(captureMs),
                   unit: "ms/frame", baseline: median(bareMs)),
             // No baseline: the bare publisher's share beyond its encode is the difference of
@@ -260,19 +275,32 @@ struct PublisherPipelineComparison {
         return row
     }
 
+    /// Information: the pipeline with every frame handed to the transport thread
+    /// (`directSends` off: a wake-up, `ppoll` and `read` per frame) against the same
+    /// pipeline sending its frames from the capture thread, in the same rounds; the ratio
+    /// is the median of the per-round ratios.
+    private func handOverRow(handOverMs: [Double], ratios: [Double]) -> BenchResult {
+        var row = BenchResult.info("\(label) pipeline CPU with the hand-over to the transport thread (directSends off) "
+                                       + "vs direct sends (median of \(ratios.count) rounds' ratios)",
+                                   value: handOverMs.isEmpty ? 0 : median(handOverMs), unit: "ms/frame")
+        row.ratio = ratios.isEmpty ? nil : median(ratios)
+        return row
+    }
+
     /// The goal of the CPU verdict against the bare C publisher: ≤ 1.05.
     static let goal = 1.05
 
     /// One side of a round.
-    enum Side { case otkit, barePublisher, bareEncode }
+    enum Side { case otkit, barePublisher, bareEncode, otkitHandOver }
 
     /// The order of round `round`: OTKit and the bare publisher adjacent, the first of them
-    /// flipping every round; the bare encode (an info row) only in even rounds, after the
-    /// pair in rounds 0, 4, 8, … and before it in rounds 2, 6, 10, ….
+    /// flipping every round; an info side in every round, after the pair in rounds 0, 1,
+    /// 4, 5, … and before it in rounds 2, 3, 6, 7, …: the bare encode in even rounds, OTKit
+    /// with direct sends off in odd ones.
     static func order(round: Int) -> [Side] {
         let pair: [Side] = round % 2 == 0 ? [.otkit, .barePublisher] : [.barePublisher, .otkit]
-        guard round % 2 == 0 else { return pair }
-        return (round / 2) % 2 == 0 ? pair + [.bareEncode] : [.bareEncode] + pair
+        let extra: Side = round % 2 == 0 ? .bareEncode : .otkitHandOver
+        return (round / 2) % 2 == 0 ? pair + [extra] : [extra] + pair
     }
 
     private func summary(_ values: [Double]) -> String {

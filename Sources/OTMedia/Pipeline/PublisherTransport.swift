@@ -712,7 +712,10 @@ final class PublisherTransport {
         guard anyLegAnswering(now: now), let estimate else { return }
         var lastOveruse: UInt64?
         var queue: UInt64 = 0
-        for leg in legs where leg.hasFeedback {
+        // Indexed loops here and in the cluster's bookkeeping: a for-in over the array
+        // allocates in debug builds, and a capture thread's direct sends run these too.
+        for index in 0..<legs.count where legs[index].hasFeedback {
+            let leg = legs[index]
             if let at = leg.estimator.lastOveruseNanoseconds { lastOveruse = max(lastOveruse ?? 0, at) }
             queue = max(queue, leg.estimator.state.queueingDelayNanoseconds)
         }
@@ -732,7 +735,9 @@ final class PublisherTransport {
         if cluster!.first == nil {
             cluster!.first = sequence
             let request = cluster!.request
-            for leg in legs { leg.probes.begin(id: request.id, targetBitrate: request.bitrate, firstSequence: sequence, now: now) }
+            for index in 0..<legs.count {
+                legs[index].probes.begin(id: request.id, targetBitrate: request.bitrate, firstSequence: sequence, now: now)
+            }
         }
         cluster!.last = sequence
         cluster!.bytes += bytes
@@ -745,7 +750,7 @@ final class PublisherTransport {
         guard let done = cluster else { return }
         cluster = nil
         if done.first != nil {
-            for leg in legs { leg.probes.end(id: done.request.id, lastSequence: done.last, now: now) }
+            for index in 0..<legs.count { legs[index].probes.end(id: done.request.id, lastSequence: done.last, now: now) }
         }
         pacer.setPaddingRate(0, now: now)
         pipeline.transportCounters.paddingRate.store(0, ordering: .relaxed)
