@@ -86,4 +86,26 @@ import Testing
                     "ring of \(capacity)")
         }
     }
+
+    /// One device serves every publisher: a publisher's new pipeline that starts before its
+    /// old one stops (or a second publisher) keeps the capture running when the other
+    /// stops; the device stops with its last reader. (Before, any source's stop stopped the
+    /// device under the others.)
+    @Test func theDeviceCapturesUntilItsLastReaderStops() throws {
+        let device = ToneLoopDevice(frequency: 440)
+        let bus = OTAudioBus()
+        _ = device.setAudioBus(bus)
+        let old = try BusAudioSource(device: device, bus: bus)
+        let new = try BusAudioSource(device: device, bus: bus)
+        try old.start()
+        #expect(device.isCapturing())
+        try new.start()
+        old.stop()
+        #expect(device.isCapturing(), "the other reader still reads")
+        var frames = 0
+        for _ in 0..<10 where try new.nextFrame(timeoutMilliseconds: 1000) != nil { frames += 1 }
+        #expect(frames == 10, "20 ms frames keep coming after the other reader stopped")
+        new.stop()
+        #expect(!device.isCapturing(), "the last reader stops the device")
+    }
 }

@@ -23,8 +23,14 @@ final class BusAudioSource: AudioSource, @unchecked Sendable {
     func start() throws(MediaError) {
         guard device.captureIsAvailable() else { throw MediaError(.audioUnavailable, "the custom audio device cannot capture") }
         if !device.captureIsInitialized() { _ = device.initializeCapture() }
-        bus.addCaptureReader(ObjectIdentifier(self))
-        guard device.startCapture() else { throw MediaError(.audioUnavailable, "the custom audio device refused startCapture") }
+        // One device serves every publisher in the process (OpenTok's model): started for
+        // the first reader (or if it stopped), stopped when the last one leaves, so a
+        // publisher's new pipeline starting before its old one stops keeps the capture on.
+        let first = bus.addCaptureReader(ObjectIdentifier(self))
+        guard !first && device.isCapturing() || device.startCapture() else {
+            bus.removeCaptureReader(ObjectIdentifier(self))
+            throw MediaError(.audioUnavailable, "the custom audio device refused startCapture")
+        }
     }
 
     func nextFrame(timeoutMilliseconds: Int) throws(MediaError) -> AudioFrame? {
@@ -43,8 +49,7 @@ final class BusAudioSource: AudioSource, @unchecked Sendable {
     }
 
     func stop() {
-        _ = device.stopCapture()
-        bus.removeCaptureReader(ObjectIdentifier(self))
+        if bus.removeCaptureReader(ObjectIdentifier(self)) { _ = device.stopCapture() }
     }
 
     var statistics: CaptureStatistics { counters.withLock { $0 } }

@@ -92,18 +92,25 @@ public final class OTAudioBus: @unchecked Sendable {
     }
 
     /// Starts a publisher's reading at the newest sample: what the device writes from now
-    /// on is all read, in order.
-    func addCaptureReader(_ reader: ObjectIdentifier) {
+    /// on is all read, in order. Returns true when it is the only reader now (the device's
+    /// capture is the bus's to start).
+    @discardableResult
+    func addCaptureReader(_ reader: ObjectIdentifier) -> Bool {
         lock.lock()
+        defer { lock.unlock() }
         readerPositions[reader] = captureWritten
-        lock.unlock()
+        return readerPositions.count == 1
     }
 
     /// Forgets a publisher's read position (its next read starts at the newest sample).
-    func removeCaptureReader(_ reader: ObjectIdentifier) {
+    /// Returns true when no reader is left (the device's capture may stop: another
+    /// publisher still reading keeps it running).
+    @discardableResult
+    func removeCaptureReader(_ reader: ObjectIdentifier) -> Bool {
         lock.lock()
+        defer { lock.unlock() }
         readerPositions[reader] = nil
-        lock.unlock()
+        return readerPositions.isEmpty
     }
 
     /// Mixes `count` values from a subscriber (`sink`) into the render ring, `delay`

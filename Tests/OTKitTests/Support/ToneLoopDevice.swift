@@ -23,6 +23,9 @@ final class ToneLoopDevice: OTAudioDevice, @unchecked Sendable {
     private var rendered: [Int16] = []
     private var recent: [Int16] = []
     private let capturing = Atomic<Bool>(false)
+    /// Bumped by every start and stop: a capture thread runs while it holds the current one
+    /// (a stop and a start within its 10 ms nap would otherwise leave two threads writing).
+    private let generation = Atomic<Int>(0)
     private let rendering = Atomic<Bool>(false)
 
     init(frequency: Double) { self.frequency = frequency }
@@ -45,18 +48,23 @@ final class ToneLoopDevice: OTAudioDevice, @unchecked Sendable {
     func estimatedCaptureDelay() -> UInt16 { 10 }
     func isCapturing() -> Bool { capturing.load(ordering: .relaxed) }
     func isRendering() -> Bool { rendering.load(ordering: .relaxed) }
-    func stopCapture() -> Bool { capturing.store(false, ordering: .relaxed); return true }
+    func stopCapture() -> Bool {
+        capturing.store(false, ordering: .relaxed)
+        generation.add(1, ordering: .relaxed)
+        return true
+    }
     func stopRendering() -> Bool { rendering.store(false, ordering: .relaxed); return true }
 
     func startCapture() -> Bool {
         guard !capturing.exchange(true, ordering: .relaxed) else { return true }
         let bus = lock.withLock { self.bus }
         let frequency = self.frequency
+        let mine = generation.add(1, ordering: .relaxed).newValue
         Thread.detachNewThread { [self] in
             var phase = 0.0
             var piece = [Int16](repeating: 0, count: 480)
             var next = Date()
-            while capturing.load(ordering: .relaxed) {
+            while generation.load(ordering: .relaxed) == mine {
                 for i in 0..<480 {
                     piece[i] = Int16(8000 * sin(phase))
                     phase += 2 * .pi * frequency / 48_000
