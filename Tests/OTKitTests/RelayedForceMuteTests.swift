@@ -48,7 +48,14 @@ struct RelayedForceMuteTests {
 
         // In flight when the mute landed: up to a few 20 ms packets. Then 2 s of nothing.
         let droppedAtMute = pipeline.audioFramesDroppedWhileDisabled
-        #expect(a.wait { _ in pipeline.audioFramesDroppedWhileDisabled >= droppedAtMute + 5 })
+        // What to read when the capture seems to stop (CI saw no frame dropped while muted
+        // for 10 s once): is it still this pipeline, did it fail, what did the app hear?
+        func state() -> String {
+            "same pipeline: \(publisher.lock.withLock { publisher.pipeline } === pipeline), dropped "
+                + "\(pipeline.audioFramesDroppedWhileDisabled - droppedAtMute), errors \(pipeline.errorsSeen), "
+                + "publisher events \(a.calls.suffix(6)), subscriber events \(b.calls.suffix(6))"
+        }
+        #expect(a.wait { _ in pipeline.audioFramesDroppedWhileDisabled >= droppedAtMute + 5 }, "captured while muted: \(state())")
         let sentAtMute = pipeline.audioCounters.snapshot().packets
         let receivedAtMute = audioReceived()
         let framesAtMute = render.seen.count
