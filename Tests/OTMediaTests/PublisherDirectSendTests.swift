@@ -10,13 +10,7 @@ struct PublisherDirectSendTests {
     @Test("Frames go out from the capture thread; transport-wide numbers stay one gapless run")
     func directSendsKeepOneNumbering() throws {
         let receiver = try AdaptiveEncoderPipelineTests.RawReceiver()
-        var configuration = PublisherConfiguration(
-            destination: receiver.socket.localAddress,
-            video: VP8EncoderSettings(width: 320, height: 240, frameRate: 30, bitrateKbps: 300), audio: nil)
-        configuration.localAddress = .ipv4Loopback()
-        let pipeline = try PublisherPipeline(
-            configuration: configuration,
-            videoSource: try TestPatternSource(format: VideoFormat(width: 320, height: 240, frameRate: 30)), audioSource: nil)
+        let pipeline = try Self.pipeline(to: receiver, withAudio: false)
         let frames = Atomic<Int>(0)
         pipeline.onFrameCaptured { _, _ in frames.add(1, ordering: .relaxed) }
         try pipeline.start()
@@ -58,15 +52,7 @@ struct PublisherDirectSendTests {
     @Test("With audio from the transport thread beside video from the capture thread, packets leave in numbering order")
     func twoSendingThreadsKeepNumberingOrder() throws {
         let receiver = try AdaptiveEncoderPipelineTests.RawReceiver()
-        var configuration = PublisherConfiguration(
-            destination: receiver.socket.localAddress,
-            video: VP8EncoderSettings(width: 320, height: 240, frameRate: 30, bitrateKbps: 300),
-            audio: OpusEncoderSettings(format: .mono20ms))
-        configuration.localAddress = .ipv4Loopback()
-        let pipeline = try PublisherPipeline(
-            configuration: configuration,
-            videoSource: try TestPatternSource(format: VideoFormat(width: 320, height: 240, frameRate: 30)),
-            audioSource: try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms))
+        let pipeline = try Self.pipeline(to: receiver, withAudio: true)
         try pipeline.start()
         // RTP only: video (96) and audio (111); the sender reports go to the same address.
         func rtp(_ all: [[UInt8]]) -> [[UInt8]] { all.filter { $0.count > 12 && [96, 111].contains($0[1] & 0x7F) } }
@@ -85,6 +71,20 @@ struct PublisherDirectSendTests {
         #expect(audio(packets) >= 50)
         #expect(packets.count == sent)
         #expect(outOfOrder == 0, "\(outOfOrder) of \(numbers.count) packets arrived out of numbering order")
+    }
+
+    /// A routed publisher of the paced test pattern (320x240, 30 fps, 300 kbps) and, with
+    /// audio, a paced 440 Hz tone, sending to `receiver` on loopback.
+    private static func pipeline(to receiver: AdaptiveEncoderPipelineTests.RawReceiver, withAudio: Bool) throws -> PublisherPipeline {
+        var configuration = PublisherConfiguration(
+            destination: receiver.socket.localAddress,
+            video: VP8EncoderSettings(width: 320, height: 240, frameRate: 30, bitrateKbps: 300),
+            audio: withAudio ? OpusEncoderSettings(format: .mono20ms) : nil)
+        configuration.localAddress = .ipv4Loopback()
+        return try PublisherPipeline(
+            configuration: configuration,
+            videoSource: try TestPatternSource(format: VideoFormat(width: 320, height: 240, frameRate: 30)),
+            audioSource: withAudio ? try ToneSource(frequency: 440, amplitude: 0.5, format: .mono20ms) : nil)
     }
 
     /// True when the numbers are one gapless run across the 16-bit wrap.

@@ -36,7 +36,7 @@ final class PublisherFeedbackHandler: PipelineHandler, @unchecked Sendable {
         }
         rtcp = try RTCPSender(socket: pipeline.socket, pool: pipeline.pool, keys: keys?.send, cname: pipeline.configuration.cname)
         for _ in 0..<16 { if let buffer = pipeline.pool.take() { receiveBuffers.append(buffer) } }
-        resend.reserveCapacity(64)
+        resend.reserveCapacity(Self.resendCapacity)
         transport = try PublisherTransport(pipeline: pipeline, now: pipeline.clock.nanoseconds())
         access = PublisherTransportAccess(transport: transport, pipeline: pipeline)
         reportDestinations.reserveCapacity(max(1, pipeline.configuration.relayedDestinationLimit))

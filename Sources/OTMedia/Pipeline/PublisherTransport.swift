@@ -86,8 +86,6 @@ final class PublisherTransport {
     private let relayed: Bool
     /// Relayed with keys per receiver: the master they are derived from (nil otherwise).
     private let receiverMaster: SRTPLegKeys?
-    /// Plain packets handed to `fanOut` this turn (protected copies went out instead),
-    /// released at `flush` after the video ones were stored for NACKs.
     /// Receiver SSRCs revoked by the signaling (most recent `revokedCapacity`): refused.
     private var revoked: [UInt32] = []
     /// How many revoked SSRCs are remembered (the oldest are forgotten first).
@@ -418,8 +416,8 @@ final class PublisherTransport {
     }
 
     /// Keys per receiver: a copy of the plain `buffer` for each receiver, protected with
-    /// that receiver's keys; the plain one is kept for NACKs (video) and released at
-    /// `flush`. Cost per receiver: one copy and one protect, as each gets a copy anyway.
+    /// that receiver's keys; the plain one is kept for NACKs (video) and released after
+    /// the batch's send (`TransportSendBatch.plaintexts`). Cost per receiver: one copy and one protect, as each gets a copy anyway.
     private func fanOutProtected(_ buffer: PacketBuffer, kind: SentPacketKind) -> Int {
         out.plaintexts.append(buffer)
         var bytes = 0

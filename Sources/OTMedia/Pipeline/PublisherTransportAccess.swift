@@ -47,9 +47,12 @@ final class PublisherTransportAccess: @unchecked Sendable {
 
     /// Transport thread: sends what `fill` (or work under `locked` that lets packets
     /// out) put in its batch, outside the lock.
-    func sendOwnBatch() {
-        guard !transport.ownBatch.isEmpty else { return }
-        transport.ownBatch.send(pipeline: pipeline, stores: transport.videoStores)
+    func sendOwnBatch() { sendOutsideLock(transport.ownBatch) }
+
+    /// Sends a batch filled under the lock and lets the other thread take packets again.
+    private func sendOutsideLock(_ batch: TransportSendBatch) {
+        guard !batch.isEmpty else { return }
+        batch.send(pipeline: pipeline, stores: transport.videoStores)
         transport.batchInFlight.store(false, ordering: .releasing)
     }
 
@@ -65,10 +68,7 @@ final class PublisherTransportAccess: @unchecked Sendable {
               let wake = lock.withLockIfAvailable({ _ in transport.pumpDirect(into: batch, now: now) }) else {
             return true
         }
-        if !batch.isEmpty {
-            batch.send(pipeline: pipeline, stores: transport.videoStores)
-            transport.batchInFlight.store(false, ordering: .releasing)
-        }
+        sendOutsideLock(batch)
         if !wake { pipeline.transportCounters.directSends.add(1, ordering: .relaxed) }
         return wake
     }
