@@ -40,14 +40,10 @@ final class PublisherTransportAccess: @unchecked Sendable {
         let transport = self.transport
         while true {
             let step = lock.withLock { _ in transport.fill(now: now) }
-            sendOwnBatch()
+            sendOutsideLock(transport.ownBatch)
             if !step.full { return step.next }
         }
     }
-
-    /// Transport thread: sends what `fill` (or work under `locked` that lets packets
-    /// out) put in its batch, outside the lock.
-    func sendOwnBatch() { sendOutsideLock(transport.ownBatch) }
 
     /// Sends a batch filled under the lock and lets the other thread take packets again.
     private func sendOutsideLock(_ batch: TransportSendBatch) {
