@@ -45,6 +45,25 @@ import Testing
         #expect(pool.availableCount == pool.createdCount)
     }
 
+    /// CI once saw the proxy reorder an unimpaired stream while the VM's realtime clock
+    /// was being slewed: a later packet's receive stamp came out earlier than the one
+    /// before it. Arrival order wins over such a stamp.
+    @Test("A stamp earlier than the packet before it does not overtake that packet")
+    func arrivalsNeverGoBack() {
+        let pool = PacketBufferPool(initialCount: 4)
+        let link = ImpairmentLink(settings: ImpairmentSettings(), seed: 7, pool: pool)
+        for (sequence, stamp) in [(0, 1_000_000), (1, 990_000), (2, 1_010_000)] as [(UInt32, UInt64)] {
+            let buffer = pool.take()!
+            Support.fill(buffer, sequence: sequence, length: 100)
+            link.arrive(buffer, at: stamp)
+        }
+        var departed: [PacketBuffer] = []
+        departed.reserveCapacity(pool.maximumCount)
+        link.advance(to: 2_000_000, into: &departed)
+        #expect(departed.map { Support.sequence(of: $0)! } == [0, 1, 2])
+        for buffer in departed { pool.release(buffer) }
+    }
+
     @Test("10 % loss drops 10 % ± 2 %, the same packets for the same seed, others for another")
     func lossIsSeeded() {
         let settings = ImpairmentSettings(lossProbability: 0.1)

@@ -34,6 +34,8 @@ public final class ImpairmentLink {
 
     private var random: ImpairmentRandom
     private var sequence: UInt64 = 0
+    /// The latest arrival time seen (`arrive` keeps arrivals in order).
+    private var lastArrival: UInt64 = 0
     /// Min-heap on (release, sequence).
     private var delayLine: [Delayed] = []
     /// Held packets in the order they were held.
@@ -78,7 +80,12 @@ public final class ImpairmentLink {
     /// Takes ownership of `buffer`, which arrived at `time` (nanoseconds, the proxy's
     /// clock): drops it (blackhole, loss) or schedules it. Cost: three random numbers and
     /// a heap insertion, O(log n); no allocation.
+    /// `time` never goes back: packets are handed over in the order the socket received
+    /// them, and a receive stamp a slewed system clock put earlier than its predecessor's
+    /// (kernel stamps are CLOCK_REALTIME) must not let it overtake that packet.
     public func arrive(_ buffer: PacketBuffer, at time: UInt64) {
+        let time = max(time, lastArrival)
+        lastArrival = time
         let size = UInt64(buffer.length)
         counterStorage.received.add(1, ordering: .relaxed)
         counterStorage.receivedBytes.add(size, ordering: .relaxed)
