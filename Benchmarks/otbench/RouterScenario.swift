@@ -42,21 +42,25 @@ enum RouterScenario: Scenario {
         log("bare libsrtp2 (GCM) allocates \(TableReport.format(libsrtp.perRTPPacket)) times per protect and "
             + "\(TableReport.format(unprotectAllocations)) per unprotect of a 1200-byte packet")
         var results: [BenchResult] = []
+        let labels = fanOuts.map { "1x\($0)" } + edgeFanOuts.map { "edge 1x\($0)" } + ["edge scaling", "edge first frame"]
+        // `--only` names a group exactly ("edge 1x1" is not "edge 1x16"), else any group containing it.
+        func selected(_ label: String) -> Bool {
+            guard let only = options.only else { return true }
+            return labels.contains(only) ? label == only : label.contains(only) || "router".contains(only)
+        }
         for n in fanOuts {
-            let label = "1x\(n)"
-            guard options.only.map({ label.contains($0) || "router".contains($0) }) ?? true else { continue }
+            guard selected("1x\(n)") else { continue }
             results += try measure(subscribers: n, packets: packets, runs: runs,
                                    libsrtpPerForward: libsrtp.perRTPPacket + unprotectAllocations / Double(n), log: log)
         }
         for n in edgeFanOuts {
-            let label = "edge 1x\(n)"
-            guard options.only.map({ label.contains($0) || "router".contains($0) }) ?? true else { continue }
+            guard selected("edge 1x\(n)") else { continue }
             results += try measureEdge(subscribers: n, packets: packets, runs: runs, log: log)
         }
-        if options.only.map({ "edge scaling".contains($0) || "router".contains($0) }) ?? true {
+        if selected("edge scaling") {
             results += try measureEdgeScaling(packets: packets, runs: runs, log: log)
         }
-        if options.only.map({ "edge first frame".contains($0) || "router".contains($0) }) ?? true {
+        if selected("edge first frame") {
             results += try measureFirstFrame(runs: runs, log: log)
         }
         return results
