@@ -15,8 +15,16 @@ import OTSignaling
 ///   worker (the second publisher's socket is chosen among fresh ones until the kernel's
 ///   `SO_REUSEPORT` hash gives it the other worker), and each stream's edge worker and
 ///   forwarding thread are pinned to its own CPU (0 and 1).
-/// The load generator (two C blasters, two C drains) is not pinned: on this 2-core machine
-/// it shares the cores with the router, which caps what two workers can gain.
+/// The load generator is kept as light as it can be, because on this 2-core machine it
+/// shares the cores with the router and caps what two workers can gain: two C blasters
+/// (not pinned) sending each 32-packet batch as one UDP GSO send, and no drain thread: each
+/// subscriber socket drops what arrives in a socket filter (`bare_sink_start`; the
+/// router's send still carries every datagram to the socket), the blasters pacing on the
+/// sockets' drop counters. (With C drain threads and one `sendmmsg` per batch the generator
+/// took 0.67 of the 2 cores and two workers reached 1.07-1.2x; with these, about 0.25.)
+/// Rows beside the goal say how much CPU the generator took in the two-worker blast and
+/// the most two workers could reach with what it left: (2 − its cores) ÷ the cores one
+/// worker used.
 /// Runs alternate which configuration goes first; medians are reported. Goal ≥ 1.7.
 /// Beside it, for information: forwarded packets per CPU second of the router threads on
 /// the busier core (`/proc` schedstat), what the router could forward with that core
@@ -26,14 +34,22 @@ extension RouterScenario {
 
     static func measureEdgeScaling(packets: Int, runs: Int, log: ProgressLog) throws -> [BenchResult] {
         var rates: [Int: [Double]] = [1: [], 2: []], capacities: [Int: [Double]] = [1: [], 2: []]
+        var ceilings: [Double] = [], generatorCores: [Double] = []
         for run in 0..<runs {
+            var oneWorkerCores = 1.0, twoWorkersGenerator = 0.0
             for workers in run % 2 == 0 ? [1, 2] : [2, 1] {
-                let (rate, capacity) = try scalingRun(workers: workers, packets: packets, log: log)
-                rates[workers, default: []].append(rate)
-                capacities[workers, default: []].append(capacity)
-                log("  edge scaling run \(run + 1)/\(runs): \(workers) worker(s) \(Int(rate)) pkt/s wall-clock, "
-                    + "\(Int(capacity)) pkt/s per busiest-core CPU second")
+                let result = try scalingRun(workers: workers, packets: packets, log: log)
+                rates[workers, default: []].append(result.rate)
+                capacities[workers, default: []].append(result.capacity)
+                log("  edge scaling run \(run + 1)/\(runs): \(workers) worker(s) \(Int(result.rate)) pkt/s wall-clock, "
+                    + "\(Int(result.capacity)) pkt/s per busiest-core CPU second, router \(TableReport.format(result.routerCores)) "
+                    + "cores, load generator \(TableReport.format(result.generatorCores)) cores")
+                if workers == 1 { oneWorkerCores = result.routerCores } else { twoWorkersGenerator = result.generatorCores }
             }
+            // What two workers could reach at most: the cores the generator left them, over
+            // the cores one worker used (this round's runs).
+            generatorCores.append(twoWorkersGenerator)
+            ceilings.append((2 - twoWorkersGenerator) / max(oneWorkerCores, 0.01))
         }
         let one = median(rates[1] ?? []), two = median(rates[2] ?? [])
         let pairs = zip(rates[2] ?? [], rates[1] ?? []).map { TableReport.format($0 / $1) }.joined(separator: ", ")
@@ -44,10 +60,26 @@ extension RouterScenario {
                              value: two, unit: "pkt/s", baseline: one, goal: 1.7),
             .info("\(label) two workers vs one: forwarded packets per CPU second of the router's busiest core",
                   value: median(capacities[2] ?? []), unit: "pkt/s", baseline: median(capacities[1] ?? [])),
+            .info("\(label) load generator's CPU during the two workers' blast (2 blasters, filtered sinks)",
+                  value: median(generatorCores), unit: "cores"),
+            .info("\(label) the most two workers can reach: (2 cores - generator's) / one worker's router cores",
+                  value: median(ceilings), unit: "x"),
         ]
     }
 
-    /// One stream on the edge: its publisher's socket and keys, its subscribers' drain.
+    /// What one configuration did in its timed blast.
+    private struct ScalingRun {
+        /// Forwarded packets per wall-clock second.
+        let rate: Double
+        /// Forwarded packets per CPU second of the router's busier core.
+        let capacity: Double
+        /// CPU the router's pinned threads used, in cores (CPU seconds per wall-clock second).
+        let routerCores: Double
+        /// CPU the blasters used, in cores.
+        let generatorCores: Double
+    }
+
+    /// One stream on the edge: its publisher's socket and keys, its subscribers' sink.
     private struct ScalingStream {
         let name: String
         let publisher: UDPSocket
@@ -62,7 +94,7 @@ extension RouterScenario {
     /// CPU second of the router's busiest core (the CPU of the router threads pinned to
     /// each core, the larger sum): what the router could forward with that core saturated,
     /// whatever CPU the load generator took.
-    private static func scalingRun(workers: Int, packets: Int, log: ProgressLog) throws -> (Double, Double) {
+    private static func scalingRun(workers: Int, packets: Int, log: ProgressLog) throws -> ScalingRun {
         let n = scalingFanOut
         // 4 MB socket buffers: two publishers' windows (2 × 256 packets) must fit one worker's queue.
         let configuration = MediaEdgeConfiguration(workerCount: workers, consentTimeout: 600_000_000_000,
@@ -105,7 +137,7 @@ extension RouterScenario {
                 clients.append(client)
             }
             let drain = try clients.map(\.fileDescriptor).withUnsafeBufferPointer { fds in
-                guard let drain = bare_drain_start(fds.baseAddress, Int32(n)) else { throw ScenarioError("cannot start the drain thread") }
+                guard let drain = bare_sink_start(fds.baseAddress, Int32(n)) else { throw ScenarioError("cannot filter the subscribers' sockets") }
                 return drain
             }
             streams.append(ScalingStream(name: name, publisher: socket, protector: try SRTPSession(keys: keys.send, direction: .sender),
@@ -124,8 +156,9 @@ extension RouterScenario {
             else { throw ScenarioError("cannot pin the router's threads") }
         }
         func forwarded() -> UInt64 { streams.reduce(0) { $0 + (router.counters(streamId: $1.name)?.packetsOut ?? 0) } }
-        /// Both blasts at once; the wall-clock time from their start to the last packet forwarded.
-        func blastBoth() throws -> (packets: UInt64, nanoseconds: UInt64) {
+        /// Both blasts at once; the wall-clock time from their start to the last packet
+        /// forwarded, and the CPU the blasters (the load generator) used.
+        func blastBoth() throws -> (packets: UInt64, nanoseconds: UInt64, generatorCPU: Int64) {
             for stream in streams { try stream.ring.fill(protector: stream.protector) }
             let before = forwarded()
             let start = MonotonicClock.nanoseconds()
@@ -135,7 +168,12 @@ extension RouterScenario {
                 }
                 return blaster
             }
-            for blaster in blasters { _ = bare_blaster_finish(blaster) }
+            var blasterCPU: Int64 = 0
+            for blaster in blasters {
+                var cpu: UInt64 = 0
+                _ = bare_blaster_finish_cpu(blaster, &cpu)
+                blasterCPU += Int64(cpu)
+            }
             let expected = before + UInt64(packets * n * streams.count)
             var last = forwarded(), lastChange = MonotonicClock.nanoseconds()
             while last < expected, MonotonicClock.nanoseconds() - lastChange < 50_000_000 {
@@ -143,7 +181,7 @@ extension RouterScenario {
                 let now = forwarded()
                 if now != last { last = now; lastChange = MonotonicClock.nanoseconds() }
             }
-            return (last - before, lastChange - start)
+            return (last - before, lastChange - start, blasterCPU)
         }
         // The router's threads on each core: (name, nth) pinned to core 0 and to core 1.
         let onCore: [[(String, Int32)]] = workers == 1
@@ -152,10 +190,13 @@ extension RouterScenario {
         func coreCPU() -> [Int64] { onCore.map { $0.reduce(0) { $0 + max(0, bare_named_thread_cpu($1.0, $1.1)) } } }
         _ = try blastBoth()  // warm-up: pools, histories, libsrtp stream clones
         let cpuBefore = coreCPU()
-        let (count, nanoseconds) = try blastBoth()
+        let (count, nanoseconds, generatorCPU) = try blastBoth()
         let cpuAfter = coreCPU()
         let busiest = max(cpuAfter[0] - cpuBefore[0], cpuAfter[1] - cpuBefore[1])
-        return (Double(count) / (Double(max(nanoseconds, 1)) / 1e9), Double(count) / (Double(max(busiest, 1)) / 1e9))
+        let wall = Double(max(nanoseconds, 1))
+        return ScalingRun(rate: Double(count) / (wall / 1e9), capacity: Double(count) / (Double(max(busiest, 1)) / 1e9),
+                          routerCores: Double(cpuAfter[0] - cpuBefore[0] + cpuAfter[1] - cpuBefore[1]) / wall,
+                          generatorCores: Double(generatorCPU) / wall)
     }
 
     /// The edge worker (0 or 1) the kernel hands `socket`'s datagrams to, told by which

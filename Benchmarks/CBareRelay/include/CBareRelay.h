@@ -2,8 +2,10 @@
 // - a relay thread with the SFU's shape and none of its work: recvmmsg a batch from one
 //   UDP socket, then for each of N destinations one sendmmsg of the same bytes from that
 //   destination's own socket (no SRTP, no header rewrite, no copy);
-// - a blaster thread that sends pre-built datagrams from memory with sendmmsg;
-// - a drain thread that empties receiver sockets with recvmmsg and counts.
+// - a blaster thread that sends pre-built datagrams from memory (one UDP GSO send per
+//   batch of equal-length datagrams, else sendmmsg);
+// - a drain thread that empties receiver sockets with recvmmsg and counts (MSG_TRUNC into
+//   no buffer: nothing is copied out).
 #ifndef CBARERELAY_H
 #define CBARERELAY_H
 
@@ -24,8 +26,10 @@ void bare_relay_sample(bare_relay *relay, uint64_t *forwarded, uint64_t *cpu_ns)
 void bare_relay_stop(bare_relay *relay);
 
 /// Starts a thread that sends `count` datagrams to 127.0.0.1:`port` from `fd`: datagram
-/// i is `lengths[i]` bytes at `packets + i * stride`, sent in batches of 32 with
-/// sendmmsg. Flow control: it keeps at most `window` datagrams per destination in flight,
+/// i is `lengths[i]` bytes at `packets + i * stride`, sent in batches of 32: a run of
+/// equal lengths as one UDP GSO send (UDP_SEGMENT; the receiving socket gets the
+/// datagrams one by one), anything else with sendmmsg. Flow control: it keeps at most
+/// `window` datagrams per destination in flight (checked every batch, 100 µs naps),
 /// counting as arrived what `drain` has received (`fanout` copies of each datagram), so
 /// no queue overflows and nobody pays for datagrams the kernel drops; if nothing arrives
 /// for 20 ms it sends on anyway. The memory must outlive the blaster. NULL on failure.
@@ -35,8 +39,19 @@ bare_blaster *bare_blaster_start(int fd, uint16_t port, const uint8_t *packets, 
 /// Waits for the blaster to send everything, joins and frees it; returns datagrams sent.
 uint64_t bare_blaster_finish(bare_blaster *blaster);
 
+/// As `bare_blaster_finish`, and stores the blaster thread's CPU time (ns) in `cpu_ns`.
+uint64_t bare_blaster_finish_cpu(bare_blaster *blaster, uint64_t *cpu_ns);
+
 /// Starts a thread that drains `fds[0..n)` (n ≤ 64) until stopped. NULL on failure.
 bare_drain *bare_drain_start(const int *fds, int n);
+
+/// A sink for `fds[0..n)` (n ≤ 64) without a thread: a socket filter on each drops every
+/// datagram as it arrives (the sender's kernel work up to the socket stays; nothing is
+/// queued or read), and what arrived is read from the sockets' drop counters
+/// (SO_MEMINFO). For measurements where a drain thread's CPU would be taken from the
+/// threads measured. `bare_drain_count` and `bare_drain_stop` (which removes the filters)
+/// take it as a drain. NULL on failure.
+bare_drain *bare_sink_start(const int *fds, int n);
 
 /// Datagrams drained so far.
 uint64_t bare_drain_count(bare_drain *drain);
