@@ -22,8 +22,8 @@ import OTSignaling
 /// load generator (blaster, drain) runs unpinned beside them. The router's hand-over
 /// then stays in one core's caches, as in the scaling row's one-worker configuration.
 /// Unpinned, the scheduler's placement moved the router's figure by ±20 % between runs
-/// (1x1 medians of 0.55-0.75 in one hour on this VM); pinned, 0.68-0.73. The machine is
-/// shared: figures still vary run to run.
+/// (1x1 medians of 0.55-0.75 in one hour on this VM); pinned, 0.64-0.82 over nine
+/// invocations. The machine is shared: figures still vary run to run.
 extension RouterScenario {
     static let edgeFanOuts = [1, 4, 16]
     /// The CPU the measured threads share (the generator mostly gets the other one).
