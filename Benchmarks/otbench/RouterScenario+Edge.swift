@@ -53,6 +53,19 @@ extension RouterScenario {
         return try connector.connect()
     }
 
+    /// Pins the first thread named each of `names` to `cpu`, waiting up to a second for
+    /// threads that have not named themselves yet (a thread takes its name once it runs:
+    /// the bare relay's is started just before).
+    static func pinWhenNamed(_ names: [String], cpu: Int32) throws {
+        var waiting = names
+        for _ in 0 ..< 1000 {
+            waiting = waiting.filter { bare_pin_named_thread($0, 0, cpu) != 0 }
+            if waiting.isEmpty { return }
+            sleepMilliseconds(1)
+        }
+        throw ScenarioError("cannot pin \(waiting.joined(separator: ", ")) to CPU \(cpu)")
+    }
+
     static func measureEdge(subscribers n: Int, packets: Int, runs: Int, log: ProgressLog) throws -> [BenchResult] {
         // Consent long enough for the whole measurement (the clients send no checks meanwhile).
         let configuration = MediaEdgeConfiguration(workerCount: 1, consentTimeout: 600_000_000_000)
@@ -100,8 +113,7 @@ extension RouterScenario {
         // One core's worth each: the stream's router threads and the bare relay on CPU 1.
         guard bare_named_thread_cpu("otk-sfu-fwd", 1) < 0, bare_named_thread_cpu("otk-edge-0", 1) < 0,
               bare_named_thread_cpu("bare-relay", 1) < 0 else { throw ScenarioError("another router's or relay's thread is alive") }
-        guard bare_pin_named_thread("otk-edge-0", 0, pinnedCPU) == 0, bare_pin_named_thread("otk-sfu-fwd", 0, pinnedCPU) == 0,
-              bare_pin_named_thread("bare-relay", 0, pinnedCPU) == 0 else { throw ScenarioError("cannot pin the measured threads") }
+        try pinWhenNamed(["otk-edge-0", "otk-sfu-fwd", "bare-relay"], cpu: pinnedCPU)
 
         let ring = RouterBlastRing(packets: packets, ssrc: ssrc, payloadBytes: payloadBytes)
         func blast(from socket: UDPSocket, to port: UInt16, forwarded: () -> UInt64) throws {
