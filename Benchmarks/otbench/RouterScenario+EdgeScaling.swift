@@ -44,7 +44,8 @@ extension RouterScenario {
                 capacities[workers, default: []].append(result.capacity)
                 log("  edge scaling run \(run + 1)/\(runs): \(workers) worker(s) \(Int(result.rate)) pkt/s wall-clock, "
                     + "\(Int(result.capacity)) pkt/s per busiest-core CPU second, router \(TableReport.format(result.routerCores)) "
-                    + "cores, load generator \(TableReport.format(result.generatorCores)) cores")
+                    + "cores (\(TableReport.format(result.routerCores / result.rate * 1e6)) µs per forwarded packet), "
+                    + "load generator \(TableReport.format(result.generatorCores)) cores")
                 if workers == 1 { oneWorkerCores = result.routerCores } else { twoWorkersGenerator = result.generatorCores }
             }
             // What two workers could reach at most: the cores the generator left them, over
