@@ -104,6 +104,20 @@ import Testing
         if !batched { receiver.disableBatchedCalls() }
         #expect(receiver.usesKernelTimestamps)
         let pool = PacketBufferPool(initialCount: 4)
+        // The kernel turns its receive stamping on from a workqueue when the first socket
+        // asking for stamps appears (net_enable_timestamp); until that has run, a datagram
+        // is enqueued unstamped and recvmsg stamps it at the read (a clean-clone CI run on a
+        // busy machine, 2026-12-04: "stamped 0.22 ms after the read"). Wait until a probe
+        // comes back stamped before its read: at most 100 probes 10 ms apart.
+        var stamping = false
+        for probe in 0..<100 where !stamping {
+            try Support.send(UInt32(100 + probe)..<UInt32(101 + probe), from: sender, to: receiver.localAddress, pool: pool)
+            usleep(10_000)
+            let beforeProbeRead = MonotonicClock.nanoseconds()
+            let echoed = try Support.collect(receiver, count: 1)
+            stamping = echoed.count == 1 && echoed[0].timestamp + 5_000_000 <= beforeProbeRead
+        }
+        try #require(stamping, "the kernel never stamped a datagram before its read")
         let beforeSend = MonotonicClock.nanoseconds()
         try Support.send(0..<2, from: sender, to: receiver.localAddress, pool: pool)
         usleep(50_000)
@@ -113,11 +127,12 @@ import Testing
         // The kernel stamps on CLOCK_REALTIME and the socket turns that into an age against
         // it, so a clock being slewed shifts the stamp: on 2026-12-04 this VM's realtime
         // gained 10 ms on the monotonic clock over 2 s (0.5 %), and the stamps of this 50 ms
-        // wait came out 0.25-0.48 ms before the send. 1 ms of slack for that still tells
-        // the kernel's arrival from the read, which is 50 ms later.
+        // wait came out 0.25-0.48 ms before the send (a clock slewed the other way moves
+        // them later). 1 ms of slack each way still tells the kernel's arrival from the
+        // read, which is 50 ms later.
         let slew: UInt64 = 1_000_000
         for (_, stamp, _, _) in got {
-            #expect(stamp + slew >= beforeSend && stamp + 50_000_000 <= beforeRead,
+            #expect(stamp + slew >= beforeSend && stamp + 50_000_000 <= beforeRead + slew,
                     "stamped \(Int64(beforeRead) - Int64(stamp)) ns before the read, \(Int64(stamp) - Int64(beforeSend)) ns after the send")
         }
         #expect(try UDPSocket(bindingTo: .ipv4Loopback(), clock: ManualClock()).usesKernelTimestamps == false)

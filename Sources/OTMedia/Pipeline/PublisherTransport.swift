@@ -401,7 +401,8 @@ final class PublisherTransport {
         buffer.peer = first
         append(buffer, kind: kind)
         var bytes = buffer.length
-        for leg in legs.dropFirst() {
+        for index in legs.indices.dropFirst() {  // indexed, as in `estimate`
+            let leg = legs[index]
             guard let address = leg.address, let copy = pipeline.pool.take() else { continue }
             guard copy.assign(UnsafeRawBufferPointer(buffer.bytes)) else {
                 pipeline.pool.release(copy)
@@ -422,7 +423,8 @@ final class PublisherTransport {
         out.plaintexts.append(buffer)
         var bytes = 0
         var firstCopy = true
-        for leg in legs {
+        for index in 0..<legs.count {  // indexed, as in `estimate`
+            let leg = legs[index]
             guard let address = leg.address, let contexts = leg.contexts, let copy = pipeline.pool.take() else { continue }
             guard copy.assign(UnsafeRawBufferPointer(buffer.bytes)), protect(copy, with: contexts) else {
                 pipeline.pool.release(copy)
@@ -637,7 +639,12 @@ final class PublisherTransport {
     /// The smallest estimate among legs that gave feedback (nil: none yet).
     private var estimate: Int? {
         var lowest: Int?
-        for leg in legs where leg.hasFeedback { lowest = min(lowest ?? .max, leg.estimator.targetBitrate) }
+        // Indexed: a for-in over the array allocates in debug builds, and the probe check
+        // reads this on a capture thread's direct sends too (found by the video loop's
+        // allocation test, 2026-12-04).
+        for index in 0..<legs.count where legs[index].hasFeedback {
+            lowest = min(lowest ?? .max, legs[index].estimator.targetBitrate)
+        }
         return lowest
     }
 
@@ -649,8 +656,8 @@ final class PublisherTransport {
         counters.estimate.store(UInt64(estimate), ordering: .relaxed)
         counters.videoTarget.store(video, ordering: .relaxed)
         var lastOveruse: UInt64?
-        for leg in legs where leg.hasFeedback {
-            if let at = leg.estimator.lastOveruseNanoseconds { lastOveruse = max(lastOveruse ?? 0, at) }
+        for index in 0..<legs.count where legs[index].hasFeedback {  // indexed, as in `estimate`
+            if let at = legs[index].estimator.lastOveruseNanoseconds { lastOveruse = max(lastOveruse ?? 0, at) }
         }
         let congested = lastOveruse.map { now &- $0 < Self.congestedPacingNanoseconds } ?? false
         basePacingRate = congested ? UInt64(max(estimate, 50_000)) : Self.pacingRate(estimate)
@@ -760,7 +767,9 @@ final class PublisherTransport {
     private func expireLegs(now: UInt64) {
         guard relayed else { return }
         let timeout = pipeline.configuration.relayedDestinationTimeoutNanoseconds
-        if legs.contains(where: { now &- $0.lastHeard > timeout }) {
+        var expired = false  // indexed, as in `estimate`: this runs on every probe check
+        for index in 0..<legs.count where now &- legs[index].lastHeard > timeout { expired = true }
+        if expired {
             legs.removeAll { now &- $0.lastHeard > timeout }
             pipeline.transportCounters.relayedDestinations.store(UInt64(legs.count), ordering: .relaxed)
             updateTargets(now: now)

@@ -94,7 +94,7 @@ final class GStreamerPeer: @unchecked Sendable {
     /// Path of the captured standard error.
     var standardErrorPath: String { "\(directory)/\(name).stderr.log" }
 
-    /// Launches `gst-launch-1.0 -e` with the pipeline's tokens as arguments.
+    /// Launches `gst-launch-1.0 -e --no-fault` with the pipeline's tokens as arguments.
     ///
     /// Spawned with `posix_spawn` and an empty signal mask rather than Foundation's
     /// `Process`: test threads (Dispatch workers) block SIGINT, a child inherits that mask,
@@ -125,7 +125,11 @@ final class GStreamerPeer: @unchecked Sendable {
 
         var environment = ProcessInfo.processInfo.environment
         environment["GST_DEBUG_NO_COLOR"] = "1"
-        let argv = ([launcher, "-e"] + pipeline.arguments).map { strdup($0) } + [nil]
+        // --no-fault: gst-launch's own SIGSEGV handler prints "Spinning. Please run 'gdb
+        // …'" and waits forever for a debugger, so a crash in teardown ran into the
+        // deadline and ended killed (a clean-clone CI run, 2026-12-04); without it the
+        // crash ends the process at once with the signal, which `reachedEndOfStream` reads.
+        let argv = ([launcher, "-e", "--no-fault"] + pipeline.arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
