@@ -70,7 +70,7 @@ let package = Package(
         ),
         .target(
             name: "CBareSRTP",
-            dependencies: ["CSRTP"],
+            dependencies: ["CSRTP", "COpenSSL"],
             path: "Benchmarks/CBareSRTP",
             cSettings: [.unsafeFlags(["-O2"])]
         ),

@@ -58,7 +58,9 @@ enum RouterScenario: Scenario {
             results += try measureEdge(subscribers: n, packets: packets, runs: runs, log: log)
         }
         if selected("edge scaling") {
-            results += try measureEdgeScaling(packets: packets, runs: runs, log: log)
+            // The library's own scaling first, in a process no router has run in yet.
+            let library = try measureSRTPThreadScaling(seconds: 1, runs: runs, log: log)
+            results += try measureEdgeScaling(packets: packets, runs: runs, log: log) + library
         }
         if selected("edge first frame") {
             results += try measureFirstFrame(runs: runs, log: log)
