@@ -6,12 +6,13 @@
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
 typedef struct {
-    int engine, profile, cpu, length;
+    int engine, profile, cpu, threads, length;
     atomic_int *start, *stop;
     long pairs;
     double cpu_seconds;
@@ -91,6 +92,11 @@ done:
 
 static void *run(void *argument) {
     worker_t *w = argument;
+    // Named by engine, thread and thread count ("srtp-2of2", "ossl-1of1"), so a profile
+    // of otbench splits the configurations by thread name.
+    char name[16];
+    snprintf(name, sizeof name, "%s-%dof%d", w->engine == BARE_AEAD_LIBSRTP ? "srtp" : "ossl", w->cpu + 1, w->threads);
+    pthread_setname_np(pthread_self(), name);
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(w->cpu, &set);
@@ -109,7 +115,7 @@ int bare_aead_thread_run(int engine, int profile, int threads, int length, doubl
     pthread_t ids[2];
     int created = 0, status = 0;
     for (int i = 0; i < threads; i++) {
-        workers[i] = (worker_t){.engine = engine, .profile = profile, .cpu = i, .length = length,
+        workers[i] = (worker_t){.engine = engine, .profile = profile, .cpu = i, .threads = threads, .length = length,
                                 .start = &start, .stop = &stop};
         if (pthread_create(&ids[i], NULL, run, &workers[i]) != 0) { status = -1; atomic_store(&stop, 1); break; }
         created++;
