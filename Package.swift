@@ -38,6 +38,9 @@ let package = Package(
         .systemLibrary(name: "CEpoll", path: "CModules/CEpoll"),
         // recvmmsg/sendmmsg, ppoll, eventfd: compiled with _GNU_SOURCE, which Glibc's module lacks.
         .target(name: "CUDP", path: "CModules/CUDP"),
+        // AES-GCM for libsrtp2 on OpenSSL's EVP (Debian's libsrtp2 does it on NSS, per packet
+        // through a PKCS#11 session): installed at srtp_init through srtp_replace_cipher_type.
+        .target(name: "CSRTPCipher", dependencies: ["CSRTP", "COpenSSL"], path: "CModules/CSRTPCipher"),
         // libavformat/libavcodec (WebM muxing) and libzip (archive bundles) for OTRecording.
         cModule("CAVFormat", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev"]),
         cModule("CZip", pkgConfig: "libzip", apt: ["libzip-dev"]),
@@ -46,7 +49,7 @@ let package = Package(
 
         .target(
             name: "OTMedia",
-            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CUDP", "COpenSSL", "CSSL"]
+            dependencies: ["CV4L2", "CALSA", "CVPX", "COpus", "CYUV", "CTurboJPEG", "CSRTP", "CSRTPCipher", "CUDP", "COpenSSL", "CSSL"]
         ),
         .target(name: "OTKit", dependencies: ["OTMedia", "OTSignaling", "OTNet", "CXCB", "CYUV"]),
         .executableTarget(name: "otkit", dependencies: ["OTMedia", "OTKit", "OTRouter", "OTSignaling", "OTNet"]),
@@ -86,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "otbench",
             dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "CBareCodec", "CBarePublisher", "CBareSRTP", "CBareRelay",
-                           "CAllocCounter", "CBareDTLS", "OTRecording", "CEpoll"],
+                           "CAllocCounter", "CBareDTLS", "OTRecording", "CEpoll", "CSRTPCipher"],
             path: "Benchmarks/otbench"
         ),
 
@@ -94,7 +97,7 @@ let package = Package(
         .target(name: "CTestCrypto", path: "Tests/CTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         // Test-only: helpers shared by several test targets (the opentok Python SDK venv, subprocesses, a junk UDP sender, an Xvfb, headless Chromium).
         .target(name: "OTTestSupport", dependencies: ["OTMedia", "OTNet", "CXCB", "CYUV"], path: "Tests/OTTestSupport"),
-        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "OTSignaling", "CTurboJPEG", "CV4L2", "CTestCrypto", "OTTestSupport"]),
+        .testTarget(name: "OTMediaTests", dependencies: ["OTMedia", "OTSignaling", "CSRTPCipher", "CTurboJPEG", "CV4L2", "CTestCrypto", "OTTestSupport"]),
         .testTarget(name: "OTKitTests", dependencies: ["OTKit", "OTMedia", "OTRouter", "OTSignaling", "OTNet", "OTTestSupport"]),
         .testTarget(name: "OTNetTests", dependencies: ["OTNet", "OTTestSupport"]),
         .testTarget(name: "OTRouterTests", dependencies: ["OTRouter", "OTMedia", "OTSignaling", "OTNet", "OTTestSupport"]),

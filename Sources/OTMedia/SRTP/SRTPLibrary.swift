@@ -1,19 +1,34 @@
 import CSRTP
+import CSRTPCipher
 
 /// libsrtp2's process-wide state: `srtp_init` runs once, on first use, from whichever
 /// thread gets there first (a Swift static is initialised exactly once, thread-safely).
-enum SRTPLibrary {
+public enum SRTPLibrary {
     /// The one `srtp_init` call. Its status is deliberately not fatal: when another
     /// library in the process (GStreamer's srtp plugin, a benchmark's C loop) initialised
     /// libsrtp first, a second `srtp_init` returns `bad_param` (its debug module is
     /// already registered) while the library works; a libsrtp that truly cannot work
     /// fails in `srtp_create`, which `SRTPSession.init` reports.
-    private static let initialized: Void = { _ = srtp_init() }()
+    ///
+    /// Right after it, AES-GCM moves to OpenSSL (`CSRTPCipher`): Debian's libsrtp2 does
+    /// AES-GCM on NSS, opening a PKCS#11 session per packet on a slot all threads share,
+    /// which cost a third of the router's per-packet CPU and most of its two-worker
+    /// scaling. libsrtp runs its known-answer tests on the replacement first; if it
+    /// refused it, the stock cipher stays and `openSSLGCMStatus` says why.
+    private static let initialized: Int32 = {
+        _ = srtp_init()
+        return otk_srtp_install_openssl_aes_gcm()
+    }()
 
     /// Initialises libsrtp2 if this process has not yet.
     static func ensureInitialized() {
         _ = initialized
     }
+
+    /// 0 when libsrtp2's AES-GCM runs on OpenSSL in this process, else the libsrtp status
+    /// that refused the replacement (the stock cipher is then in use). Initialises
+    /// libsrtp2 first if needed.
+    public static var openSSLGCMStatus: Int32 { initialized }
 
     /// The error for a libsrtp status other than ok.
     static func error(_ status: srtp_err_status_t) -> SRTPError {
