@@ -4,7 +4,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <srtp2/cipher.h>
 #include <srtp2/srtp.h>
+
+// libsrtp2's own AES-128-GCM type (Debian's: on NSS). libsrtp2.so exports it, though
+// no installed header declares it.
+extern const srtp_cipher_type_t srtp_aes_gcm_128;
 
 struct bare_srtp {
     srtp_t ctx;
@@ -95,4 +100,9 @@ long bare_srtcp_protect_loop(bare_srtp *session, const uint8_t *clear, int lengt
         total += len;
     }
     return total;
+}
+
+int bare_srtp_use_stock_aes_gcm_128(void) {
+    pthread_once(&init_once, init_library);
+    return (int)srtp_replace_cipher_type(&srtp_aes_gcm_128, SRTP_AES_GCM_128);
 }

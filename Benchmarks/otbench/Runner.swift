@@ -1,4 +1,5 @@
 import Glibc
+import OTMedia
 
 /// Parses the command line, runs one scenario and prints its report.
 enum Runner {
@@ -26,6 +27,9 @@ enum Runner {
                 return 2
             }
             let log = ProgressLog()
+            // Every scenario runs libsrtp2 as OTKit does: with its AES-GCM on OpenSSL.
+            let gcm = SRTPLibrary.openSSLGCMStatus
+            if gcm != 0 { log("libsrtp2 refused OTKit's OpenSSL AES-GCM (status \(gcm)); its stock AES-GCM is in use") }
             let results: [BenchResult]
             do {
                 results = try scenario.run(options, log)

@@ -23,6 +23,12 @@ enum {
 /// Returns NULL on failure.
 bare_srtp *bare_srtp_create(int profile, const uint8_t *key, int sender);
 
+/// Puts libsrtp2's own AES-128-GCM type back in this process's crypto kernel (OTKit
+/// replaces it with an OpenSSL one when it initialises libsrtp2), so sessions created
+/// from now on run Debian's NSS-backed GCM. Sessions that exist keep their cipher.
+/// Returns 0 or the libsrtp status. Cost: libsrtp's self-test, once.
+int bare_srtp_use_stock_aes_gcm_128(void);
+
 /// Destroys the session (NULL is fine).
 void bare_srtp_destroy(bare_srtp *session);
 
