@@ -40,8 +40,10 @@ import Testing
         for name in try FileManager.default.contentsOfDirectory(atPath: cmodules.path).sorted() {
             arguments += ["-I", cmodules.appendingPathComponent(name).path]
         }
-        // Targets of C sources (CUDP) get their module map in the build directory.
-        arguments += ["-Xcc", "-fmodule-map-file=" + build.appendingPathComponent("CUDP.build/module.modulemap").path]
+        // Targets of C sources (CUDP, CSRTPCipher) get their module map in the build directory.
+        for target in ["CUDP", "CSRTPCipher"] {
+            arguments += ["-Xcc", "-fmodule-map-file=" + build.appendingPathComponent("\(target).build/module.modulemap").path]
+        }
         arguments.append(try #require(file))
         let result = try Subprocess.run(swiftc, arguments, timeoutSeconds: 300)
         return (result.status, result.stdout + result.stderr)
