@@ -10,14 +10,18 @@ public enum SRTPLibrary {
     /// already registered) while the library works; a libsrtp that truly cannot work
     /// fails in `srtp_create`, which `SRTPSession.init` reports.
     ///
-    /// Right after it, AES-GCM moves to OpenSSL (`CSRTPCipher`): Debian's libsrtp2 does
-    /// AES-GCM on NSS, opening a PKCS#11 session per packet on a slot all threads share,
-    /// which cost a third of the router's per-packet CPU and most of its two-worker
-    /// scaling. libsrtp runs its known-answer tests on the replacement first; if it
-    /// refused it, the stock cipher stays and `openSSLGCMStatus` says why.
+    /// Right after it, libsrtp2's primitives move to OpenSSL (`CSRTPCipher`): AES-GCM,
+    /// AES-128 counter mode and HMAC-SHA1. Debian's libsrtp2 runs them on NSS, which per
+    /// packet opens a PKCS#11 session or context on a slot all threads share and
+    /// allocates: a third of the router's per-packet CPU, most of what two workers lost
+    /// on two cores, and 5 (GCM) or 14 (AES-CM) allocations per packet. libsrtp runs
+    /// its known-answer tests on each replacement first; one it refused leaves the stock
+    /// primitive in place, and `openSSLCryptoStatus` says why.
     private static let initialized: Int32 = {
         _ = srtp_init()
-        return otk_srtp_install_openssl_aes_gcm()
+        let statuses = [otk_srtp_install_openssl_aes_gcm(), otk_srtp_install_openssl_aes_icm_128(),
+                        otk_srtp_install_openssl_hmac_sha1()]
+        return statuses.first { $0 != 0 } ?? 0
     }()
 
     /// Initialises libsrtp2 if this process has not yet.
@@ -25,10 +29,10 @@ public enum SRTPLibrary {
         _ = initialized
     }
 
-    /// 0 when libsrtp2's AES-GCM runs on OpenSSL in this process, else the libsrtp status
-    /// that refused the replacement (the stock cipher is then in use). Initialises
-    /// libsrtp2 first if needed.
-    public static var openSSLGCMStatus: Int32 { initialized }
+    /// 0 when libsrtp2's AES-GCM, AES-CM and HMAC-SHA1 run on OpenSSL in this process,
+    /// else the libsrtp status of the first replacement it refused (that primitive is
+    /// then the stock one). Initialises libsrtp2 first if needed.
+    public static var openSSLCryptoStatus: Int32 { initialized }
 
     /// The error for a libsrtp status other than ok.
     static func error(_ status: srtp_err_status_t) -> SRTPError {
