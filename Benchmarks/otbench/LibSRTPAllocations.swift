@@ -3,8 +3,9 @@ import OTMedia
 
 /// How many allocations libsrtp2 itself makes per protected packet, measured with the
 /// bare C loop (CBareSRTP) and the GCM keys the pipelines use. Debian's libsrtp2 is
-/// built on NSS, which allocates inside every srtp_protect / srtp_protect_rtcp; the
-/// pipeline rows subtract this share to show what OTKit adds.
+/// built on NSS, which allocates inside every srtp_protect / srtp_protect_rtcp; on the
+/// OpenSSL primitives OTKit installs (as every otbench run does) this is 0. The pipeline
+/// rows subtract this share to show what OTKit adds.
 struct LibSRTPAllocations {
     /// Allocations per srtp_protect of a 1200-byte RTP packet.
     var perRTPPacket: Double

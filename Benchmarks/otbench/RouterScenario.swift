@@ -22,8 +22,8 @@ import OTRouter
 /// (its thread CPU clock). Runs alternate router / bare; medians are reported. Goal:
 /// router throughput per core ≥ 0.5 × bare (the ratio on the packets-per-CPU-second row).
 /// Allocations: the whole process's malloc calls during the router's window ÷ forwarded
-/// packets (the blaster and drain allocate nothing; libsrtp on NSS allocates inside each
-/// protect/unprotect, its own share is shown beside it).
+/// packets (the blaster and drain allocate nothing; libsrtp's own share, 0 on OTKit's
+/// OpenSSL primitives and several per call on Debian's NSS ones, is shown beside it).
 enum RouterScenario: Scenario {
     static let name = "router"
     static let summary = "SFU forwarding per core (SRTP per leg) vs a bare C relay, 1 x N subscribers"

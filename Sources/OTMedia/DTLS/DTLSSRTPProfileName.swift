@@ -26,7 +26,7 @@ extension SRTPProfile {
         self = profile
     }
 
-    /// The order a WebRTC endpoint offers: AES-GCM first (cheaper on Debian's NSS libsrtp2,
+    /// The order a WebRTC endpoint offers: AES-GCM first (about half the cost per packet,
     /// see `SRTPProfile`), AES-CM-SHA1-80 accepted for peers without GCM.
     public static let dtlsDefaultOrder: [SRTPProfile] = [.aeadAES128GCM, .aesCM128HMACSHA1_80]
 }

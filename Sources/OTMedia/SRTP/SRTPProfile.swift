@@ -1,7 +1,7 @@
 /// An SRTP protection profile: which cipher and authentication tag protect RTP and RTCP.
 ///
-/// The default is `aeadAES128GCM` (RFC 7714). Debian's libsrtp2 is built on NSS, where
-/// AES-GCM costs about a fifth of AES-CM + HMAC-SHA1 per 1200-byte packet (`otbench
+/// The default is `aeadAES128GCM` (RFC 7714): about half the cost of AES-CM + HMAC-SHA1
+/// per 1200-byte packet on the OpenSSL primitives OTKit runs libsrtp2 on (`otbench
 /// transport` prints both). The two AES-CM profiles (RFC 3711, RFC 4568)
 /// are there for peers that offer nothing else. Every property is a constant: free.
 public enum SRTPProfile: Sendable, Hashable, CaseIterable, CustomStringConvertible {
