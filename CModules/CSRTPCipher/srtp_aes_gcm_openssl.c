@@ -1,11 +1,10 @@
 #include "CSRTPCipher.h"
+#include "evp_cipher_state.h"
 
 #include <limits.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <srtp2/cipher.h>
 #include <srtp2/srtp.h>
@@ -17,7 +16,7 @@ enum { SALT_BYTES = 12, KEY_128 = 16, KEY_256 = 32, FULL_TAG = 16, SHORT_TAG = 8
 /// One cipher: an EVP context whose key schedule is set once in `init`; each packet
 /// only resets the IV, feeds AAD, transforms in place and takes or checks the tag.
 typedef struct {
-    EVP_CIPHER_CTX *ctx;
+    EVP_CIPHER_CTX *ctx;  // first: see evp_cipher_state.h
     int key_bytes;
     int tag_bytes;
     srtp_cipher_direction_t direction;
@@ -43,38 +42,18 @@ static srtp_err_status_t gcm_alloc(srtp_cipher_pointer_t *out, int key_len, int 
     }
     if (tag_len != FULL_TAG && tag_len != SHORT_TAG) return srtp_err_status_bad_param;
 
-    srtp_cipher_t *cipher = calloc(1, sizeof *cipher);
-    gcm_state *state = calloc(1, sizeof *state);
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    if (cipher == NULL || state == NULL || ctx == NULL) {
-        EVP_CIPHER_CTX_free(ctx);
-        free(state);
-        free(cipher);
-        return srtp_err_status_alloc_fail;
-    }
-    state->ctx = ctx;
+    srtp_err_status_t status = otk_evp_cipher_alloc(out, type, key_len, sizeof(gcm_state));
+    if (status != srtp_err_status_ok) return status;
+    gcm_state *state = (*out)->state;
     state->key_bytes = key_bytes;
     state->tag_bytes = tag_len;
     state->direction = srtp_direction_any;
-    cipher->type = type;
-    cipher->state = state;
-    cipher->key_len = key_len;
-    cipher->algorithm = type->id;
-    *out = cipher;
     atomic_fetch_add_explicit(&ciphers_allocated, 1, memory_order_relaxed);
     return srtp_err_status_ok;
 }
 
 static srtp_err_status_t gcm_dealloc(srtp_cipher_pointer_t cipher) {
-    if (cipher == NULL) return srtp_err_status_ok;
-    gcm_state *state = cipher->state;
-    if (state != NULL) {
-        EVP_CIPHER_CTX_free(state->ctx); // clears the key schedule
-        OPENSSL_cleanse(state, sizeof *state);
-        free(state);
-    }
-    free(cipher);
-    return srtp_err_status_ok;
+    return otk_evp_cipher_dealloc(cipher, sizeof(gcm_state));
 }
 
 static srtp_err_status_t gcm_init(void *opaque, const uint8_t *key) {

@@ -1,11 +1,10 @@
 #include "CSRTPCipher.h"
+#include "evp_cipher_state.h"
 
 #include <limits.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <srtp2/cipher.h>
 #include <srtp2/srtp.h>
@@ -18,7 +17,7 @@
 enum { KEY_BYTES = 16, SALT_BYTES = 14, BLOCK = 16 };
 
 typedef struct {
-    EVP_CIPHER_CTX *ctx;
+    EVP_CIPHER_CTX *ctx;          // first: see evp_cipher_state.h
     unsigned char offset[BLOCK];  // salt, last two bytes zero
 } icm_state;
 
@@ -28,35 +27,14 @@ static const srtp_cipher_type_t icm_128_type;
 static srtp_err_status_t icm_alloc(srtp_cipher_pointer_t *out, int key_len, int tag_len) {
     (void)tag_len;
     if (key_len != KEY_BYTES + SALT_BYTES) return srtp_err_status_bad_param;
-    srtp_cipher_t *cipher = calloc(1, sizeof *cipher);
-    icm_state *state = calloc(1, sizeof *state);
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    if (cipher == NULL || state == NULL || ctx == NULL) {
-        EVP_CIPHER_CTX_free(ctx);
-        free(state);
-        free(cipher);
-        return srtp_err_status_alloc_fail;
-    }
-    state->ctx = ctx;
-    cipher->type = &icm_128_type;
-    cipher->state = state;
-    cipher->key_len = key_len;
-    cipher->algorithm = SRTP_AES_ICM_128;
-    *out = cipher;
+    srtp_err_status_t status = otk_evp_cipher_alloc(out, &icm_128_type, key_len, sizeof(icm_state));
+    if (status != srtp_err_status_ok) return status;
     atomic_fetch_add_explicit(&ciphers_allocated, 1, memory_order_relaxed);
     return srtp_err_status_ok;
 }
 
 static srtp_err_status_t icm_dealloc(srtp_cipher_pointer_t cipher) {
-    if (cipher == NULL) return srtp_err_status_ok;
-    icm_state *state = cipher->state;
-    if (state != NULL) {
-        EVP_CIPHER_CTX_free(state->ctx);
-        OPENSSL_cleanse(state, sizeof *state);
-        free(state);
-    }
-    free(cipher);
-    return srtp_err_status_ok;
+    return otk_evp_cipher_dealloc(cipher, sizeof(icm_state));
 }
 
 static srtp_err_status_t icm_init(void *opaque, const uint8_t *key) {
