@@ -56,7 +56,11 @@ struct ClusterMarker: Sendable {
 
     /// The forwarding node of a REST request's mark; throws ``Forged`` when it does not verify.
     func verifyREST(_ value: String, method: String, path: String, now: Int64 = Self.now()) throws(Forged) -> String {
-        let parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        // Split on the bytes, not on Characters: a node name ending in a prepended
+        // concatenation mark (U+0600…) makes "؀;" one grapheme, which a Character split
+        // never cuts. ";" is ASCII, so no UTF-8 sequence is cut either.
+        let parts = value.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard parts.count == 3, parts[1].utf8.count <= 20, let time = Int64(parts[1]), abs(time &- now) <= Self.validitySeconds,
               Self.equal(parts[2], sign("rest|\(parts[0])|\(time)|\(method)|\(path)")) else { throw Forged() }
         return parts[0]
