@@ -38,8 +38,8 @@ let package = Package(
         .systemLibrary(name: "CEpoll", path: "CModules/CEpoll"),
         // recvmmsg/sendmmsg, ppoll, eventfd: compiled with _GNU_SOURCE, which Glibc's module lacks.
         .target(name: "CUDP", path: "CModules/CUDP"),
-        // AES-GCM for libsrtp2 on OpenSSL's EVP (Debian's libsrtp2 does it on NSS, per packet
-        // through a PKCS#11 session): installed at srtp_init through srtp_replace_cipher_type.
+        // libsrtp2's AES-GCM, AES-CM and HMAC-SHA1 on OpenSSL (Debian's libsrtp2 runs them on NSS,
+        // a PKCS#11 context per packet): installed after srtp_init through libsrtp's replace calls.
         .target(name: "CSRTPCipher", dependencies: ["CSRTP", "COpenSSL"], path: "CModules/CSRTPCipher"),
         // libavformat/libavcodec (WebM muxing) and libzip (archive bundles) for OTRecording.
         cModule("CAVFormat", pkgConfig: "libavformat", apt: ["libavformat-dev", "libavcodec-dev"]),

@@ -4,10 +4,10 @@
 /// RTCP sender for its sender reports. Keyed by the SSRC of the receiver's RTCP.
 ///
 /// Cost: three libsrtp contexts and one CNAME copy, made once when the receiver's first
-/// SRTCP authenticates (each context takes 5-6 µs to make on the OpenSSL primitives
-/// OTKit runs libsrtp2 on, 44-78 µs on Debian's NSS ones; the checking one is made
-/// first and the other two only when it passes); per packet one protect (no
-/// allocation). Transport thread only.
+/// SRTCP authenticates (a context takes microseconds to make on the OpenSSL primitives
+/// OTKit runs libsrtp2 on, about ten times more on Debian's NSS ones: docs/sessions.md;
+/// the checking one is made first and the other two only when it passes); per packet
+/// one protect (no allocation). Transport thread only.
 final class RelayedReceiverContexts {
     /// The SSRC the receiver's RTCP carries (its keys are derived from it).
     let ssrc: UInt32
