@@ -27,12 +27,13 @@ void bare_relay_stop(bare_relay *relay);
 
 /// Starts a thread that sends `count` datagrams to 127.0.0.1:`port` from `fd`: datagram
 /// i is `lengths[i]` bytes at `packets + i * stride`, sent in batches of 32: a run of
-/// equal lengths as one UDP GSO send (UDP_SEGMENT; the receiving socket gets the
-/// datagrams one by one), anything else with sendmmsg. Flow control: it keeps at most
-/// `window` datagrams per destination in flight (checked every batch, 100 µs naps),
-/// counting as arrived what `drain` has received (`fanout` copies of each datagram), so
-/// no queue overflows and nobody pays for datagrams the kernel drops; if nothing arrives
-/// for 20 ms it sends on anyway. The memory must outlive the blaster. NULL on failure.
+/// equal lengths as one UDP GSO send (UDP_SEGMENT; a receiving socket without UDP_GRO
+/// gets the datagrams one by one, one with it gets the run as one message), anything
+/// else with sendmmsg. Flow control: it keeps at most `window` datagrams per destination
+/// in flight (checked every batch; when full it naps until about half the window has
+/// drained, at the rate measured so far), counting as arrived what `drain` has received
+/// (`fanout` copies of each datagram), so no queue overflows and nobody pays for
+/// datagrams the kernel drops; if it has waited 20 ms it sends on anyway. The memory must outlive the blaster. NULL on failure.
 bare_blaster *bare_blaster_start(int fd, uint16_t port, const uint8_t *packets, int stride, const int32_t *lengths, int count,
                                  bare_drain *drain, int fanout, int window);
 
