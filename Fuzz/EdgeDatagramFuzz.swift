@@ -9,8 +9,9 @@ import OTMedia
 /// the receive handler. No socket is read: the worker's seam takes the bytes, a source
 /// and the time (its answers still go out of a loopback socket, to nobody).
 ///
-/// The first input byte picks one of four fixed source addresses; the rest is the
-/// datagram. Three legs are registered with known credentials (ufrags `edg1`–`edg3`,
+/// The first input byte picks one of four fixed source addresses (its low two bits) and,
+/// when its bit 6 is set, a segment size of 16-256 bytes (bits 2-5): the rest is then cut
+/// as a coalesced (UDP GRO) message; otherwise the rest is one datagram. Three legs are registered with known credentials (ufrags `edg1`–`edg3`,
 /// password `edgefuzzpassword000001`, peer ufrag `peer`) and a fixed peer fingerprint, so
 /// a seed's signed Binding request nominates its source and DTLS/SRTP from it reach the
 /// leg. A `ManualClock` moves 5 ms per input; every 64 inputs the timers run (consent,
@@ -45,8 +46,9 @@ final class EdgeDatagramFuzzing {
         let configuration = MediaEdgeConfiguration(workerCount: 1, batchSize: 4)
         let context = try DTLSContext(certificate: try DTLSCertificate(commonName: "edge fuzz"))
         core = EdgeCore(configuration: configuration, context: context, clock: clock, ended: nil) { _, _, _ in }
-        worker = EdgeWorker(index: 0, socket: try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 1 << 16),
-                            core: core)
+        // Coalescing on, as the edge runs: 64 KB receive buffers, so no input is truncated.
+        let socket = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 1 << 16, receiveCoalescing: true)
+        worker = EdgeWorker(index: 0, socket: socket, core: core)
         for number in 1 ... 3 { legs.append(try register(number)) }
     }
 
@@ -68,8 +70,10 @@ final class EdgeDatagramFuzzing {
         runs += 1
         clock.advance(by: 5_000_000)
         let now = clock.nanoseconds()
-        worker.handle(UnsafeRawBufferPointer(rebasing: input[1...]), from: sources[Int(first) % sources.count], now: now)
-        handled += 1
+        let datagram = UnsafeRawBufferPointer(rebasing: input[1...])
+        let segmentSize = first & 0x40 != 0 ? (Int(first & 0x3C) >> 2 + 1) * 16 : 0
+        worker.handle(datagram, from: sources[Int(first) % sources.count], segmentSize: segmentSize, now: now)
+        handled += segmentSize > 0 && segmentSize < datagram.count ? (datagram.count + segmentSize - 1) / segmentSize : 1
         if runs % 64 == 0 { worker.tick(now: now) }
         if runs % 1_024 == 0 {  // as `MediaEdge.remove`, then back
             if let leg = core.registry.remove(legs[2].id) { core.tearDown(leg) }
@@ -85,7 +89,7 @@ final class EdgeDatagramFuzzing {
             \.stunPackets, \.dtlsPackets, \.rtpPackets, \.rtcpPackets, \.unknownPackets, \.stunAnswered, \.stunUnknownUfrag,
             \.stunBadSignature, \.stunMalformed, \.dtlsGarbage, \.handshakesStarted, \.handshakesCompleted,
             \.handshakesFailed, \.handshakesTimedOut, \.handshakesRefused, \.srtpAuthFailures, \.mediaWithoutLeg,
-            \.mediaDelivered, \.mediaSent, \.consentLapses, \.consentRestored, \.mediaWithheld,
+            \.mediaDelivered, \.mediaSent, \.consentLapses, \.consentRestored, \.mediaWithheld, \.coalescedDatagrams,
         ]
         for field in fields { precondition(now[keyPath: field] >= last[keyPath: field], "a counter went down: \(field)") }
         precondition(now.stunPackets + now.dtlsPackets + now.rtpPackets + now.rtcpPackets + now.unknownPackets == handled,

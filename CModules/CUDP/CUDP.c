@@ -101,3 +101,27 @@ void CUDP_set_segment_control(struct msghdr *header, void *control, uint16_t siz
     c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
     memcpy(CMSG_DATA(c), &size, sizeof size);
 }
+
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+int CUDP_enable_receive_coalescing(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof on);
+}
+
+unsigned int CUDP_receive_control_bytes(void) {
+    return CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(int));
+}
+
+int CUDP_receive_segment_size(const struct msghdr *header) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(header); c != NULL; c = CMSG_NXTHDR((struct msghdr *)header, c)) {
+        if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            int size;
+            memcpy(&size, CMSG_DATA(c), sizeof size);
+            return size > 0 ? size : 0;
+        }
+    }
+    return 0;
+}

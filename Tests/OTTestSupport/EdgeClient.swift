@@ -177,6 +177,30 @@ public final class EdgeClient: @unchecked Sendable {
     /// Protects `rtcp` as SRTCP and sends it to the edge.
     public func sendRTCP(_ rtcp: [UInt8]) throws { try sendProtected(rtcp, isRTCP: true) }
 
+    /// Protects each of `packets` as SRTP and sends them all to the edge with one
+    /// segmented (UDP GSO) send, so the kernel carries them as one message: what an edge
+    /// with receive coalescing reads as one. Their lengths must match (the last may be
+    /// shorter). The auth tag of the packets at `corrupt` positions gets a bit flipped.
+    /// Returns how many datagrams the socket sent inside segmented messages.
+    @discardableResult
+    public func sendRTPRun(_ packets: [[UInt8]], corrupt: Set<Int> = []) throws -> Int {
+        guard let sender else { throw Failure(description: "not connected") }
+        let pool = PacketBufferPool(initialCount: packets.count, maximumCount: packets.count, bufferSize: 2_048, headroom: 0)
+        let buffers = packets.map { _ in pool.take()! }
+        defer { for buffer in buffers { pool.release(buffer) } }
+        for (index, packet) in packets.enumerated() {
+            let buffer = buffers[index]
+            packet.withUnsafeBytes { _ = buffer.assign($0) }
+            buffer.setLength(try sender.protect(buffer.writableBytes, length: packet.count))
+            if corrupt.contains(index) { buffer.bytes[buffer.length - 1] ^= 0x01 }
+            buffer.peer = edge.address
+        }
+        let before = socket.segmentedDatagramCount
+        let result = try socket.sendSegmented(buffers, batch: UDPMessageBatch(capacity: max(1, packets.count)))
+        guard result == .processed(packets.count) else { throw Failure(description: "sent \(result) of \(packets.count)") }
+        return socket.segmentedDatagramCount - before
+    }
+
     /// Sends `bytes` to the edge as they are.
     public func sendRaw(_ bytes: [UInt8]) throws {
         let buffer = sendBuffers[0]

@@ -59,6 +59,21 @@ unsigned int CUDP_segment_control_bytes(void);
 /// `CUDP_segment_control_bytes()` bytes, 8-aligned. No system call.
 void CUDP_set_segment_control(struct msghdr *header, void *control, uint16_t size);
 
+/// Turns on UDP generic receive offload (UDP_GRO, Linux ≥ 5.0) on `fd`: a run of
+/// equal-sized datagrams of one flow that the kernel coalesced (or that a local sender
+/// sent as one GSO message) is read as one message, with its segment size in a control
+/// message (`CUDP_receive_segment_size`). 0 on success, -1 when the kernel refuses.
+int CUDP_enable_receive_coalescing(int fd);
+
+/// Bytes of control buffer one received message needs for a timestamp and a UDP_GRO
+/// segment size together (CMSG_SPACE(timespec) + CMSG_SPACE(int)).
+unsigned int CUDP_receive_control_bytes(void);
+
+/// The UDP_GRO segment size in a received message's control data: the length of every
+/// datagram in the message but the last (which may be shorter); 0 when it carries none
+/// (one datagram). Walks the control messages; no system call.
+int CUDP_receive_segment_size(const struct msghdr *header);
+
 /// pthread_setname_np on the calling thread (a GNU extension; names are cut to 15 bytes).
 int CUDP_set_thread_name(const char *name);
 

@@ -36,6 +36,10 @@ public final class PacketBuffer: @unchecked Sendable {
     /// True when the datagram was larger than the buffer and the kernel cut it (MSG_TRUNC):
     /// the bytes are incomplete and must not be parsed as a whole packet.
     @exclusivity(unchecked) public var isTruncated = false
+    /// For a message read from a socket with receive coalescing (UDP GRO): the length of
+    /// each datagram it carries but the last, which may be shorter; 0 when the bytes are
+    /// one datagram. Split before parsing (`UDPSocket.init(receiveCoalescing:)`).
+    @exclusivity(unchecked) public var segmentSize = 0
     /// Length of the address in the address area; 0 means "no peer".
     @exclusivity(unchecked) var addressLength: socklen_t = 0
     /// The pool's bookkeeping: true while the buffer sits in the free list.
@@ -128,6 +132,7 @@ public final class PacketBuffer: @unchecked Sendable {
         addressLength = 0
         receiveTimestamp = 0
         isTruncated = false
+        segmentSize = 0
     }
 
     /// The source of a received datagram, or the destination of one to send (nil: the

@@ -13,8 +13,8 @@ public final class UDPMessageBatch: @unchecked Sendable {
     public let capacity: Int
     let messages: UnsafeMutablePointer<CUDPMessage>
     let vectors: UnsafeMutablePointer<iovec>
-    /// Per message, room for the kernel's receive-timestamp control message (received)
-    /// or a UDP_SEGMENT one (sent).
+    /// Per message, room for the kernel's receive-timestamp and UDP_GRO control messages
+    /// (received) or a UDP_SEGMENT one (sent).
     let controls: UnsafeMutableRawPointer
     let controlBytes: Int
     /// Per message of a segmented send, how many datagrams it carries.
@@ -30,7 +30,7 @@ public final class UDPMessageBatch: @unchecked Sendable {
         messages.initialize(repeating: CUDPMessage(), count: capacity)
         vectors = .allocate(capacity: capacity)
         vectors.initialize(repeating: iovec(), count: capacity)
-        controlBytes = (max(Int(CUDP_timestamp_control_bytes()), Int(CUDP_segment_control_bytes())) + 7) & ~7
+        controlBytes = (max(Int(CUDP_receive_control_bytes()), Int(CUDP_segment_control_bytes())) + 7) & ~7
         controls = .allocate(byteCount: controlBytes * capacity, alignment: 8)
         segments = .allocate(capacity: capacity)
         segments.initialize(repeating: 0, count: capacity)
@@ -121,14 +121,20 @@ public final class UDPMessageBatch: @unchecked Sendable {
         return count
     }
 
-    /// Copies what the kernel reported for message `index` into `buffer`.
-    func finishReceive(_ index: Int, _ buffer: PacketBuffer, timestamp: UInt64) {
+    /// Copies what the kernel reported for message `index` into `buffer`; with
+    /// `coalescing`, also the message's UDP_GRO segment size. A coalesced message whose
+    /// control data was cut (MSG_CTRUNC) cannot be split safely and counts as truncated.
+    func finishReceive(_ index: Int, _ buffer: PacketBuffer, timestamp: UInt64, coalescing: Bool) {
         let message = messages[index]
+        let flags = message.header.msg_flags
         buffer.setReceived(
             length: Int(message.length),
             addressLength: message.header.msg_namelen,
-            truncated: message.header.msg_flags & Int32(MSG_TRUNC) != 0,
+            truncated: flags & Int32(MSG_TRUNC) != 0 || (coalescing && flags & Int32(MSG_CTRUNC) != 0),
             timestamp: timestamp)
+        if coalescing {
+            buffer.segmentSize = Int(withUnsafePointer(to: &messages[index].header) { CUDP_receive_segment_size($0) })
+        }
     }
 }
 

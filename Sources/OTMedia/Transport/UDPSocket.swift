@@ -39,6 +39,10 @@ public final class UDPSocket: Sendable {
     private let segmentation: Atomic<Bool>
     private let segmentationFallbacks = Atomic<Int>(0)
     private let segmented = Atomic<Int>(0)
+    private let coalesced = Atomic<Int>(0)
+    /// Whether the kernel took `UDP_GRO` at open: received messages may then carry
+    /// several datagrams (`PacketBuffer.segmentSize`).
+    public let usesReceiveCoalescing: Bool
 
     /// Opens a socket of `address`'s family and binds it to `address`.
     /// `receiveBufferBytes`/`sendBufferBytes` ask for kernel buffer sizes (`SO_RCVBUF`/
@@ -47,13 +51,20 @@ public final class UDPSocket: Sendable {
     /// IPv6 sockets are IPv6-only (`IPV6_V6ONLY`), so "[::]" does not take IPv4 traffic.
     /// `reusePort` sets `SO_REUSEPORT` before binding, so several sockets (one per worker
     /// thread) can share one port and the kernel spreads senders over them.
+    /// `receiveCoalescing` asks for UDP generic receive offload (`UDP_GRO`, Linux ≥ 5.0): a
+    /// run of equal-sized datagrams from one sender, coalesced by the kernel's GRO or sent
+    /// as one GSO message on this host, is then read as one message of up to 64 KB whose
+    /// `PacketBuffer.segmentSize` says where to cut it; receive buffers must hold 65,535
+    /// bytes or a coalesced message is truncated whole. `usesReceiveCoalescing` says
+    /// whether the kernel agreed (without it every message is one datagram, as before).
     /// Cost: a handful of system calls.
     public init(
         bindingTo address: SocketAddress,
         receiveBufferBytes: Int? = nil,
         sendBufferBytes: Int? = nil,
         clock: any MediaClock = SystemMediaClock(),
-        reusePort: Bool = false
+        reusePort: Bool = false,
+        receiveCoalescing: Bool = false
     ) throws(TransportError) {
         let family = address.family == .ipv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -87,6 +98,7 @@ public final class UDPSocket: Sendable {
         descriptor = Atomic(fd)
         batchedCalls = Atomic(true)
         segmentation = Atomic(CUDP_segmentation_supported(fd) == 1)
+        usesReceiveCoalescing = receiveCoalescing && CUDP_enable_receive_coalescing(fd) == 0
         self.clock = clock
         // Kernel stamps are CLOCK_REALTIME, turned into an age against the system clock;
         // an injected clock (tests) keeps its own time.
@@ -144,6 +156,9 @@ public final class UDPSocket: Sendable {
     /// runs of two or more.
     public var segmentedDatagramCount: Int { segmented.load(ordering: .relaxed) }
 
+    /// Datagrams received inside coalesced messages (UDP GRO), i.e. in runs of two or more.
+    public var coalescedDatagramCount: Int { coalesced.load(ordering: .relaxed) }
+
     /// Turns segmented sends off, as if the kernel had refused one.
     func disableSegmentation() { segmentation.store(false, ordering: .relaxed) }
 
@@ -155,8 +170,9 @@ public final class UDPSocket: Sendable {
     /// buffer gets its bytes at the headroom offset, its length, the sender's address,
     /// the receive time on `clock` (one read per call; with kernel timestamps, that read
     /// less the datagram's age in the kernel) and `isTruncated` if the datagram
-    /// did not fit. Returns `.processed(n)` for n ≥ 1 datagrams or `.wouldBlock(0)`.
-    /// Cost: one `recvmmsg`; no allocation, no lock.
+    /// did not fit. With receive coalescing a buffer may hold several datagrams
+    /// (`segmentSize`); n counts messages. Returns `.processed(n)` for n ≥ 1 messages or
+    /// `.wouldBlock(0)`. Cost: one `recvmmsg`; no allocation, no lock.
     public func receive(into buffers: [PacketBuffer], maximum: Int? = nil, batch: UDPMessageBatch) throws(TransportError) -> IOResult {
         let fd = try openDescriptor()
         let count = min(maximum ?? buffers.count, buffers.count, batch.capacity)
@@ -172,12 +188,19 @@ public final class UDPSocket: Sendable {
             if result > 0 {
                 let now = clock.nanoseconds()
                 let realNow = usesKernelTimestamps ? CUDP_realtime_nanoseconds() : 0
-                var cut = 0
+                var cut = 0, grouped = 0
+                let coalescing = usesReceiveCoalescing
                 for index in 0..<Int(result) {
-                    batch.finishReceive(index, buffers[index], timestamp: receiveTime(batch, index, now: now, realNow: realNow))
-                    if buffers[index].isTruncated { cut += 1 }
+                    let buffer = buffers[index]
+                    batch.finishReceive(index, buffer, timestamp: receiveTime(batch, index, now: now, realNow: realNow),
+                                        coalescing: coalescing)
+                    if buffer.isTruncated { cut += 1 }
+                    if buffer.segmentSize > 0, buffer.length > buffer.segmentSize {
+                        grouped += (buffer.length + buffer.segmentSize - 1) / buffer.segmentSize
+                    }
                 }
                 if cut > 0 { truncated.add(cut, ordering: .relaxed) }
+                if grouped > 0 { coalesced.add(grouped, ordering: .relaxed) }
                 return .processed(Int(result))
             }
             if result == 0 { return .processed(0) }

@@ -8,7 +8,9 @@ import Synchronization
 /// (RFC 7983) and handed to its leg: STUN to the leg's ICE agent (found by USERNAME),
 /// DTLS to its transport and RTP/RTCP to its SRTP session (both found by the sender's
 /// address). Answers (STUN responses, DTLS flights) are collected and sent with one
-/// `sendmmsg` after each batch. Worker 0 also runs the timers (`tick`).
+/// `sendmmsg` after each batch. Worker 0 also runs the timers (`tick`). With receive
+/// coalescing (UDP GRO) a message may carry a run of one peer's datagrams; each is cut
+/// out in place and takes the same path as a datagram read alone.
 ///
 /// Used by its own thread only (`@unchecked Sendable` to hand it over). Steady state
 /// (SRTP in, plain RTP out to the handler) allocates nothing here.
@@ -40,7 +42,8 @@ final class EdgeWorker: @unchecked Sendable {
         self.index = index
         self.socket = socket
         self.core = core
-        let size = core.configuration.maximumPacketBytes + 64
+        // A coalesced message is up to 64 KB; one cut by a short buffer is lost whole.
+        let size = socket.usesReceiveCoalescing ? 65_535 : core.configuration.maximumPacketBytes + 64
         let batch = core.configuration.batchSize
         let inPool = PacketBufferPool(initialCount: batch, maximumCount: batch, bufferSize: size + 64, headroom: 0)
         receiveBuffers = (0 ..< batch).map { _ in inPool.take()! }
@@ -92,28 +95,63 @@ final class EdgeWorker: @unchecked Sendable {
 
     // MARK: - Per datagram
 
-    /// One datagram `datagram` from `source` through the same path `run` takes for a batch
-    /// of one (classify, hand over, send the answers, end the batch), without reading the
-    /// socket: the seam the edge's fuzz target (`Fuzz/EdgeDatagramFuzz.swift`) drives.
-    /// Uses the first receive buffer; a datagram too large for it counts as a truncated one.
-    func handle(_ datagram: UnsafeRawBufferPointer, from source: SocketAddress, now: UInt64) {
+    /// One message `datagram` from `source` through the same path `run` takes for a batch
+    /// of one (cut at `segmentSize` as a coalesced message is when it is not 0, classify,
+    /// hand over, send the answers, end the batch), without reading the socket: the seam
+    /// the edge's fuzz target (`Fuzz/EdgeDatagramFuzz.swift`) drives. Uses the first
+    /// receive buffer; a message too large for it counts as a truncated one.
+    func handle(_ datagram: UnsafeRawBufferPointer, from source: SocketAddress, segmentSize: Int = 0, now: UInt64) {
         let buffer = receiveBuffers[0]
         buffer.reset()
         buffer.isTruncated = !buffer.assign(datagram)
+        buffer.segmentSize = max(0, segmentSize)
         buffer.peer = source
         handle(buffer, now: now)
         flush()
         endBatch()
     }
 
+    /// One received message: a datagram, or a coalesced run of them cut at its segment
+    /// size (every one but the last that long). A datagram longer than
+    /// `maximumPacketBytes` is dropped as the kernel's truncation would have dropped it.
     private func handle(_ buffer: PacketBuffer, now: UInt64) {
         let counters = core.counters
         guard !buffer.isTruncated, let source = buffer.peer else {
             counters.unknownPackets.add(1, ordering: .relaxed)
             return
         }
+        let bytes = buffer.bytes
+        let limit = core.configuration.maximumPacketBytes
+        let size = buffer.segmentSize
+        guard size > 0, size < bytes.count else {
+            if bytes.count > limit {
+                counters.unknownPackets.add(1, ordering: .relaxed)
+            } else {
+                handle(bytes, from: source, receivedAt: buffer.receiveTimestamp, now: now)
+            }
+            return
+        }
+        let datagrams = (bytes.count + size - 1) / size
+        counters.coalescedDatagrams.add(datagrams, ordering: .relaxed)
+        guard size <= limit else {
+            counters.unknownPackets.add(datagrams, ordering: .relaxed)
+            return
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + size, bytes.count)
+            handle(UnsafeMutableRawBufferPointer(rebasing: bytes[offset ..< end]), from: source,
+                   receivedAt: buffer.receiveTimestamp, now: now)
+            offset = end
+        }
+    }
+
+    /// One datagram from `source`, sorted by its first byte (RFC 7983). `bytes` may be
+    /// rewritten in place (SRTP is unprotected there).
+    private func handle(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress, receivedAt: UInt64, now: UInt64) {
+        let counters = core.counters
         if outCount > Self.outCapacity - Self.flightRoom { flush() }
-        let datagram = UnsafeRawBufferPointer(buffer.bytes)
+        let datagram = UnsafeRawBufferPointer(bytes)
         switch PacketClassifier.classify(datagram) {
         case .stun:
             counters.stunPackets.add(1, ordering: .relaxed)
@@ -123,10 +161,10 @@ final class EdgeWorker: @unchecked Sendable {
             handleDTLS(datagram, from: source, now: now)
         case .rtp:
             counters.rtpPackets.add(1, ordering: .relaxed)
-            handleMedia(buffer, from: source, isRTCP: false)
+            handleMedia(bytes, from: source, isRTCP: false, receivedAt: receivedAt)
         case .rtcp:
             counters.rtcpPackets.add(1, ordering: .relaxed)
-            handleMedia(buffer, from: source, isRTCP: true)
+            handleMedia(bytes, from: source, isRTCP: true, receivedAt: receivedAt)
         case .zrtp, .turnChannel, .unknown:
             counters.unknownPackets.add(1, ordering: .relaxed)
         }
@@ -238,13 +276,13 @@ final class EdgeWorker: @unchecked Sendable {
 
     /// SRTP or SRTCP from the leg that selected `source`: unprotected in place, then to the
     /// receive handler (outside the leg's lock).
-    private func handleMedia(_ buffer: PacketBuffer, from source: SocketAddress, isRTCP: Bool) {
+    private func handleMedia(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress, isRTCP: Bool,
+                             receivedAt: UInt64) {
         let counters = core.counters
         guard let leg = core.registry.leg(at: source) else {
             counters.mediaWithoutLeg.add(1, ordering: .relaxed)
             return
         }
-        let bytes = buffer.bytes
         let length = bytes.count
         let plain: Int? = leg.state.withLock { state in
             guard let receiver = state.receiver else {
@@ -262,7 +300,7 @@ final class EdgeWorker: @unchecked Sendable {
         counters.mediaDelivered.add(1, ordering: .relaxed)
         let packet = UnsafeRawBufferPointer(rebasing: bytes[0 ..< plain])
         if let sink = leg.sink {
-            sink.edgeReceived(packet, isRTCP: isRTCP, receivedAt: buffer.receiveTimestamp)
+            sink.edgeReceived(packet, isRTCP: isRTCP, receivedAt: receivedAt)
             if touched.last !== sink { touched.append(sink) }
         } else {
             core.receive(leg.id, packet, isRTCP)

@@ -62,11 +62,11 @@ public final class MediaEdge: Sendable {
         var sockets: [UDPSocket] = []
         do throws(TransportError) {
             let first = try UDPSocket(bindingTo: configuration.address, receiveBufferBytes: configuration.receiveBufferBytes,
-                                      clock: clock, reusePort: true)
+                                      clock: clock, reusePort: true, receiveCoalescing: configuration.receiveCoalescing)
             sockets.append(first)
             for _ in 1 ..< configuration.workerCount {
                 sockets.append(try UDPSocket(bindingTo: first.localAddress, receiveBufferBytes: configuration.receiveBufferBytes,
-                                             clock: clock, reusePort: true))
+                                             clock: clock, reusePort: true, receiveCoalescing: configuration.receiveCoalescing))
             }
         } catch {
             for socket in sockets { socket.close() }
