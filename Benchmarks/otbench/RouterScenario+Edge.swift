@@ -95,8 +95,12 @@ extension RouterScenario {
             return drain
         }
         defer { bare_drain_stop(drain) }
-        // The bare relay, as in the SDES rows, to the same receivers.
-        let bareIn = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 4 << 20)
+        // The bare relay, as in the SDES rows, to the same receivers; it reads with UDP GRO
+        // as the edge workers do (the SDES legs' sockets and their relay do not).
+        let bareIn = try UDPSocket(bindingTo: .ipv4Loopback(), receiveBufferBytes: 4 << 20, receiveCoalescing: true)
+        guard bareIn.usesReceiveCoalescing == (router.edge?.usesReceiveCoalescing ?? false) else {
+            throw ScenarioError("the bare relay and the edge do not read the same way (UDP GRO)")
+        }
         var bareOut: [UDPSocket] = []
         for _ in 0..<n { bareOut.append(try UDPSocket(bindingTo: .ipv4Loopback(), sendBufferBytes: 4 << 20)) }
         let bareBlaster = try UDPSocket(bindingTo: .ipv4Loopback(), sendBufferBytes: 4 << 20)

@@ -1,7 +1,8 @@
 // The bare loops `otbench router` measures MediaRouter against, in plain C:
 // - a relay thread with the SFU's shape and none of its work: recvmmsg a batch from one
-//   UDP socket, then for each of N destinations one sendmmsg of the same bytes from that
-//   destination's own socket (no SRTP, no header rewrite, no copy);
+//   UDP socket (UDP GRO messages cut apart when the socket has it on), then for each of N
+//   destinations one sendmmsg of the same bytes from that destination's own socket (no
+//   SRTP, no header rewrite, no copy);
 // - a blaster thread that sends pre-built datagrams from memory (one UDP GSO send per
 //   batch of equal-length datagrams, else sendmmsg);
 // - a drain thread that empties receiver sockets with recvmmsg and counts (MSG_TRUNC into
@@ -16,7 +17,9 @@ typedef struct bare_blaster bare_blaster;
 typedef struct bare_drain bare_drain;
 
 /// Starts the relay: reads `in_fd`, forwards each datagram to 127.0.0.1:`ports[i]` from
-/// `out_fds[i]`, i < n (n ≤ 64). The descriptors stay the caller's. NULL on failure.
+/// `out_fds[i]`, i < n (n ≤ 64). When `in_fd` has UDP_GRO on, it reads coalesced messages
+/// into 64 KB slots and sends each datagram cut out of them (no copy), as the router's
+/// edge workers read theirs. The descriptors stay the caller's. NULL on failure.
 bare_relay *bare_relay_start(int in_fd, const int *out_fds, const uint16_t *ports, int n);
 
 /// Datagrams sent so far (all destinations) and the relay thread's CPU time (ns).

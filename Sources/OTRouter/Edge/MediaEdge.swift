@@ -106,6 +106,10 @@ public final class MediaEdge: Sendable {
         if !running.isEmpty { for socket in sockets { socket.close() } }
     }
 
+    /// Whether every worker socket reads with UDP GRO (`receiveCoalescing` asked for it
+    /// and the kernel agreed).
+    public var usesReceiveCoalescing: Bool { sockets.allSatisfy(\.usesReceiveCoalescing) }
+
     /// The certificate's fingerprint, for the router's `a=fingerprint`.
     public var fingerprint: DTLSFingerprint { certificate.fingerprint }
 

@@ -19,6 +19,7 @@ import Testing
 
     @Test func aBurstInOneMessageIsCutIntoItsPacketsInOrder() throws {
         let fixture = try EdgeFixture(workers: 1)
+        #expect(fixture.edge.usesReceiveCoalescing)
         let client = try fixture.connected(1)
         let packets = Self.burst(21, payload: 1_000, lastPayload: 400)
         #expect(try client.sendRTPRun(packets) == 21)  // one GSO message on the wire
@@ -68,6 +69,7 @@ import Testing
 
     @Test func withCoalescingOffTheSameBurstArrivesOneDatagramPerMessage() throws {
         let fixture = try EdgeFixture(workers: 1) { $0.receiveCoalescing = false }
+        #expect(!fixture.edge.usesReceiveCoalescing)
         let client = try fixture.connected(1)
         let packets = Self.burst(21, payload: 1_000, lastPayload: 400)
         #expect(try client.sendRTPRun(packets) == 21)
