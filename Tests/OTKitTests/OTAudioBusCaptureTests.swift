@@ -74,16 +74,35 @@ import Testing
         #expect(frame.first == Int16(4_800) && frame.last == Int16(4_800 + 959), "the oldest 4,800 were overwritten")
     }
 
-    @Test(.timeLimit(.minutes(1))) func aFrameLargerThanTheRingIsRefusedNotAwaited() {
+    /// What a read on another thread returned (nil: not yet).
+    final class ReadResult: Sendable {
+        let took = Mutex<Bool?>(nil)
+    }
+
+    /// The read asks to wait an hour. It runs on a thread of its own, and the test waits at
+    /// most 5 minutes for it: a read that waits instead of refusing fails the test, and a
+    /// test run that keeps the cooperative pool busy cannot fail it. (A Swift Testing time
+    /// limit could: its timer and the test's body compete for the same two threads, and in
+    /// one CI run the body got none for a minute.)
+    @Test func aFrameLargerThanTheRingIsRefusedNotAwaited() {
         for capacity in [0, -5, 480] {
             let bus = OTAudioBus(capacitySamples: capacity)
             let reader = NSObject()
             bus.addCaptureReader(ObjectIdentifier(reader))
             Self.writeRamp(bus, from: 0, pieces: 4)
-            var frame = [Int16](repeating: 0, count: 960)
-            // An hour's timeout: waiting instead of refusing runs into the test's time limit.
-            #expect(!bus.takeCapture(into: &frame, count: 960, timeoutMilliseconds: 3_600_000, reader: ObjectIdentifier(reader)),
-                    "ring of \(capacity)")
+            let key = ObjectIdentifier(reader)
+            let answered = DispatchSemaphore(value: 0)
+            let result = ReadResult()
+            let thread = Thread {
+                var frame = [Int16](repeating: 0, count: 960)
+                let took = bus.takeCapture(into: &frame, count: 960, timeoutMilliseconds: 3_600_000, reader: key)
+                result.took.withLock { $0 = took }
+                answered.signal()
+            }
+            thread.start()
+            #expect(answered.wait(timeout: .now() + 300) == .success, "ring of \(capacity): the read waited instead of refusing")
+            #expect(result.took.withLock { $0 } == false, "ring of \(capacity)")
+            withExtendedLifetime(reader) {}
         }
     }
 
