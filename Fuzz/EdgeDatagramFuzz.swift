@@ -11,7 +11,8 @@ import OTMedia
 ///
 /// The first input byte picks one of four fixed source addresses (its low two bits) and,
 /// when its bit 6 is set, a segment size of 16-256 bytes (bits 2-5): the rest is then cut
-/// as a coalesced (UDP GRO) message; otherwise the rest is one datagram. Three legs are registered with known credentials (ufrags `edg1`–`edg3`,
+/// as a coalesced (UDP GRO) message; otherwise the rest is one datagram. Three legs are
+/// registered with known credentials (ufrags `edg1`–`edg3`,
 /// password `edgefuzzpassword000001`, peer ufrag `peer`) and a fixed peer fingerprint, so
 /// a seed's signed Binding request nominates its source and DTLS/SRTP from it reach the
 /// leg. A `ManualClock` moves 5 ms per input; every 64 inputs the timers run (consent,
@@ -89,7 +90,7 @@ final class EdgeDatagramFuzzing {
             \.stunPackets, \.dtlsPackets, \.rtpPackets, \.rtcpPackets, \.unknownPackets, \.stunAnswered, \.stunUnknownUfrag,
             \.stunBadSignature, \.stunMalformed, \.dtlsGarbage, \.handshakesStarted, \.handshakesCompleted,
             \.handshakesFailed, \.handshakesTimedOut, \.handshakesRefused, \.srtpAuthFailures, \.mediaWithoutLeg,
-            \.mediaDelivered, \.mediaSent, \.consentLapses, \.consentRestored, \.mediaWithheld, \.coalescedDatagrams,
+            \.mediaDelivered, \.mediaSent, \.consentLapses, \.consentRestored, \.mediaWithheld,
         ]
         for field in fields { precondition(now[keyPath: field] >= last[keyPath: field], "a counter went down: \(field)") }
         precondition(now.stunPackets + now.dtlsPackets + now.rtpPackets + now.rtcpPackets + now.unknownPackets == handled,

@@ -18,7 +18,7 @@ packages=(
   libwebsockets-dev # WebSocket client (OTKit's signaling client); the router's HTTP/WebSocket server is OTNet's own
   libxcb1-dev       # X11 through xcb: the window OTView (publisher.view / subscriber.view) shows itself in
   xvfb              # a virtual X server: the OTView window tests start their own and read its pixels back
-  libssl-dev        # OpenSSL: token/JWT HMACs, STUN integrity, DTLS-SRTP, the router's TLS; the SRTP tests cross-check its AES-GCM
+  libssl-dev        # OpenSSL: token/JWT HMACs, STUN integrity, DTLS-SRTP, the router's TLS; libsrtp2's AES-GCM, AES-CM and HMAC-SHA1 (CModules/CSRTPCipher)
   openssl           # the openssl CLI: token tests recompute HMACs with `openssl dgst`
   python3-venv      # interop tests install pinned PyPI peers (opentok, websockets, aioice, pyOpenSSL) into venvs under .build/
                     # (Debian's python3 needs this for `python3 -m venv`; a pyenv python has it built in)

@@ -22,7 +22,8 @@ import OTSignaling
 /// router's send still carries every datagram to the socket), the blasters pacing on the
 /// sockets' drop counters. (With C drain threads and one `sendmmsg` per batch the generator
 /// took 0.63-0.70 of the 2 cores in the two-worker blast and two workers reached
-/// 1.03-1.23 x; with these it takes about 0.25.)
+/// 1.03-1.23 x; with these, and blasters that nap until half their window has drained,
+/// it takes 0.10-0.13.)
 /// Rows beside the goal say how much CPU the generator took in the two-worker blast and
 /// the most two workers could reach with what it left: (2 − its cores) ÷ the cores one
 /// worker used.

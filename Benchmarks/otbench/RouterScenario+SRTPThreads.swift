@@ -11,8 +11,8 @@ import OTMedia
 /// AES-GCM OTKit installs in it (the router's SRTP); and, as the control, OpenSSL's
 /// AES-128-GCM doing the same AEAD work with nothing of libsrtp around it. The router
 /// does one unprotect and four protects per published packet at fan-out 4, so its two
-/// workers cannot scale better than this library does on the same two cores. Runs alternate which thread count goes first;
-/// medians are reported. Cost: about 6 × `runs` × `seconds` of both cores.
+/// workers cannot scale better than this library does on the same two cores. Runs
+/// alternate which thread count goes first; medians are reported. Cost: about 6 × `runs` × `seconds` of both cores.
 extension RouterScenario {
     static func measureSRTPThreadScaling(seconds: Double, runs runCount: Int, log: ProgressLog) throws -> [BenchResult] {
         let length = Int32(12 + payloadBytes)

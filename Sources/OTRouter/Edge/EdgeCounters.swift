@@ -15,8 +15,8 @@ public struct EdgeCounters: Sendable, Equatable {
     /// Datagrams of any other first byte (or empty, or truncated by the kernel, or longer
     /// than `maximumPacketBytes`): dropped.
     public var unknownPackets = 0
-    /// Datagrams that arrived inside coalesced messages (UDP GRO, two or more to a message)
-    /// and were cut apart by a worker; each also counts in its kind above.
+    /// Datagrams that arrived inside coalesced messages (UDP GRO, two or more to a message),
+    /// summed from the worker sockets' own counts; each also counts in its kind above.
     public var coalescedDatagrams = 0
     /// STUN checks answered.
     public var stunAnswered = 0
@@ -72,7 +72,7 @@ final class EdgeCounterSet: Sendable {
     let handshakesTimedOut = Atomic<Int>(0), handshakesRefused = Atomic<Int>(0)
     let srtpAuthFailures = Atomic<Int>(0), mediaWithoutLeg = Atomic<Int>(0), mediaDelivered = Atomic<Int>(0)
     let mediaSent = Atomic<Int>(0), consentLapses = Atomic<Int>(0), consentRestored = Atomic<Int>(0)
-    let mediaWithheld = Atomic<Int>(0), coalescedDatagrams = Atomic<Int>(0)
+    let mediaWithheld = Atomic<Int>(0)
 
     /// Every field, read one by one (relaxed: a snapshot, not a transaction).
     var snapshot: EdgeCounters {
@@ -82,7 +82,6 @@ final class EdgeCounterSet: Sendable {
         c.rtpPackets = rtpPackets.load(ordering: .relaxed)
         c.rtcpPackets = rtcpPackets.load(ordering: .relaxed)
         c.unknownPackets = unknownPackets.load(ordering: .relaxed)
-        c.coalescedDatagrams = coalescedDatagrams.load(ordering: .relaxed)
         c.stunAnswered = stunAnswered.load(ordering: .relaxed)
         c.stunUnknownUfrag = stunUnknownUfrag.load(ordering: .relaxed)
         c.stunBadSignature = stunBadSignature.load(ordering: .relaxed)

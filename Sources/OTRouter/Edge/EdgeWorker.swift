@@ -131,10 +131,8 @@ final class EdgeWorker: @unchecked Sendable {
             }
             return
         }
-        let datagrams = (bytes.count + size - 1) / size
-        counters.coalescedDatagrams.add(datagrams, ordering: .relaxed)
         guard size <= limit else {
-            counters.unknownPackets.add(datagrams, ordering: .relaxed)
+            counters.unknownPackets.add((bytes.count + size - 1) / size, ordering: .relaxed)
             return
         }
         var offset = 0

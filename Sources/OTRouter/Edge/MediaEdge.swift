@@ -194,8 +194,12 @@ public final class MediaEdge: Sendable {
         try send(id, rtcp, isRTCP: true)
     }
 
-    /// What the edge has seen so far.
-    public var counters: EdgeCounters { core.counters.snapshot }
+    /// What the edge has seen so far. Cost: a relaxed load per counter and per worker socket.
+    public var counters: EdgeCounters {
+        var counters = core.counters.snapshot
+        counters.coalescedDatagrams = sockets.reduce(0) { $0 + $1.coalescedDatagramCount }
+        return counters
+    }
 
     /// The handshake admission caps' own counters (in flight, admitted, refusals).
     public var admissionCounters: DTLSHandshakeAdmission.Counters { core.admission.counters }
